@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Install every Debian package zbatch needs to build and test (run as root).
+# Idempotent: when everything is present it returns at once without apt.
+set -Eeuo pipefail
+
+PIN_ABI="${ZBATCH_KABI:-6.12.117+deb12-amd64}"
+PKGS=(
+	build-essential cmake pkg-config kmod xz-utils cpio
+	qemu-system-x86 busybox-static
+	libkmod-dev libfmt-dev libcli11-dev libaccel-config-dev uuid-dev
+	libgtest-dev libgmock-dev zlib1g-dev liblz4-dev libzstd-dev
+	gnuplot-nox
+)
+
+say() { printf 'setup: %s\n' "$*"; }
+
+have_kernel() {
+	local abi=$1
+	[ -d "/lib/modules/$abi/build" ] && [ -f "/boot/vmlinuz-$abi" ]
+}
+
+missing_pkgs() {
+	local p
+	for p in "${PKGS[@]}"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+			grep -q '^install ok installed$' || printf '%s\n' "$p"
+	done
+}
+
+installed_abi() {
+	local d
+	if have_kernel "$PIN_ABI"; then
+		echo "$PIN_ABI"
+		return 0
+	fi
+	for d in $(ls -1d /lib/modules/6.12.*+deb12-amd64 2>/dev/null | sort -V -r); do
+		d=${d##*/}
+		if have_kernel "$d"; then
+			echo "$d"
+			return 0
+		fi
+	done
+	return 1
+}
+
+mapfile -t need < <(missing_pkgs)
+if abi=$(installed_abi) && [ ${#need[@]} -eq 0 ]; then
+	say "all packages present, target kernel $abi"
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	say "error: missing packages (${need[*]:-kernel $PIN_ABI}); run as root: sudo scripts/setup.sh" >&2
+	exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+say "apt-get update"
+apt-get update -q
+
+abi=$(installed_abi || true)
+if [ -z "$abi" ]; then
+	if apt-cache show "linux-headers-$PIN_ABI" >/dev/null 2>&1; then
+		abi=$PIN_ABI
+	else
+		abi=$(apt-cache pkgnames linux-headers-6.12. |
+			grep -E '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
+			sed 's/^linux-headers-//' | sort -V | tail -n 1)
+		[ -n "$abi" ] || { say "error: no linux-headers-6.12.*+deb12-amd64 offered by apt" >&2; exit 1; }
+		say "pinned ABI $PIN_ABI not offered; taking newest: $abi"
+	fi
+	say "installing target kernel $abi (headers + image, a few minutes)"
+	apt-get install -y -q --no-install-recommends \
+		"linux-headers-$abi" "linux-image-$abi"
+fi
+
+if [ ${#need[@]} -gt 0 ]; then
+	say "installing: ${need[*]}"
+	apt-get install -y -q --no-install-recommends "${need[@]}"
+fi
+say "done, target kernel $abi"
