@@ -8,52 +8,61 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/kobject.h>
 #include <linux/module.h>
-#include <linux/sysfs.h>
-#include <uapi/linux/zbatch.h>
+#include <linux/moduleparam.h>
+
+#include "internal.h"
+
+static bool selftest;
+module_param(selftest, bool, 0444);
+MODULE_PARM_DESC(selftest, "Run the self-tests at load (KTAP in debugfs selftest_results)");
+
+DEFINE_MUTEX(zbatch_cfg_lock);
+struct zbatch_config zbatch_cfg = {
+	.codec = ZBATCH_CODEC_LZ4,
+	.sync_mode = ZBATCH_ASYNC,
+	.policy = ZBATCH_POLICY_LOCAL,
+	.verify = false,
+	.timeout_ms = 1000,
+};
 
 static struct kobject *zbatch_kobj;
-
-static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
-			    char *buf)
-{
-	return sysfs_emit(buf, "%s\n", ZBATCH_VERSION);
-}
-static struct kobj_attribute version_attr = __ATTR_RO(version);
-
-static struct attribute *zbatch_attrs[] = {
-	&version_attr.attr,
-	NULL,
-};
-
-static const struct attribute_group zbatch_group = {
-	.attrs = zbatch_attrs,
-};
 
 static int __init zbatch_init(void)
 {
 	int ret;
 
-	zbatch_kobj = kobject_create_and_add("zbatch", kernel_kobj);
-	if (!zbatch_kobj)
-		return -ENOMEM;
-	ret = sysfs_create_group(zbatch_kobj, &zbatch_group);
+	ret = zbatch_sysfs_create(&zbatch_kobj);
 	if (ret)
-		goto err_put_kobj;
-	pr_info("version %s loaded\n", ZBATCH_VERSION);
+		return ret;
+	ret = zbatch_wq_create(zbatch_kobj);
+	if (ret)
+		goto err_sysfs;
+	ret = zbatch_chardev_create();
+	if (ret)
+		goto err_wq;
+	zbatch_debugfs_create();
+	pr_info("version %s: %u device(s), batch size %u\n", ZBATCH_VERSION,
+		zbatch_nr_devs, zbatch_batch_size());
+	if (selftest)
+		zbatch_selftest_run();
 	return 0;
 
-err_put_kobj:
-	kobject_put(zbatch_kobj);
+err_wq:
+	zbatch_wq_destroy();
+err_sysfs:
+	zbatch_sysfs_destroy(zbatch_kobj);
 	return ret;
 }
 
 static void __exit zbatch_exit(void)
 {
-	sysfs_remove_group(zbatch_kobj, &zbatch_group);
-	kobject_put(zbatch_kobj);
-	pr_info("unloaded\n");
+	zbatch_debugfs_destroy();
+	zbatch_chardev_destroy();
+	zbatch_wq_destroy();
+	zbatch_ctx_pool_destroy();
+	zbatch_selftest_destroy();
+	zbatch_sysfs_destroy(zbatch_kobj);
 }
 
 module_init(zbatch_init);

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Software codecs behind one ops table, and the function that executes one
+ * IAA-format descriptor with them (used by the software engines and by a
+ * submitter running a descriptor itself).
+ *
+ * Every codec is bounded by the destination capacity: nothing is written
+ * past desc.max_dst_size whatever the input.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/crc32.h>
+#include <linux/lz4.h>
+#include <linux/lzo.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+#include <linux/zlib.h>
+#include <linux/zstd.h>
+
+#include "internal.h"
+
+/* ---- deflate: raw stream, 4 KiB window, decompressible by IAA ---- */
+#define ZB_DEFLATE_WBITS	12
+#define ZB_DEFLATE_MEMLEVEL	8
+
+static size_t deflate_wrk_size(void)
+{
+	return max_t(size_t,
+		     zlib_deflate_workspacesize(-ZB_DEFLATE_WBITS, ZB_DEFLATE_MEMLEVEL),
+		     zlib_inflate_workspacesize());
+}
+
+static int deflate_wrk_init(void *wrk)
+{
+	return 0;
+}
+
+static int deflate_compress(void *wrk, const void *src, unsigned int slen,
+			    void *dst, unsigned int *dlen)
+{
+	struct z_stream_s s = { .workspace = wrk };
+	int ret;
+
+	ret = zlib_deflateInit2(&s, 1, Z_DEFLATED, -ZB_DEFLATE_WBITS,
+				ZB_DEFLATE_MEMLEVEL, Z_DEFAULT_STRATEGY);
+	if (ret != Z_OK)
+		return -EINVAL;
+	s.next_in = src;
+	s.avail_in = slen;
+	s.next_out = dst;
+	s.avail_out = *dlen;
+	ret = zlib_deflate(&s, Z_FINISH);
+	zlib_deflateEnd(&s);
+	if (ret != Z_STREAM_END)
+		return -ENOSPC;
+	*dlen = s.total_out;
+	return 0;
+}
+
+static int deflate_decompress(void *wrk, const void *src, unsigned int slen,
+			      void *dst, unsigned int *dlen)
+{
+	struct z_stream_s s = { .workspace = wrk };
+	int ret;
+
+	/* Any raw deflate stream decodes: accept windows up to 32 KiB. */
+	ret = zlib_inflateInit2(&s, -MAX_WBITS);
+	if (ret != Z_OK)
+		return -EINVAL;
+	s.next_in = src;
+	s.avail_in = slen;
+	s.next_out = dst;
+	s.avail_out = *dlen;
+	ret = zlib_inflate(&s, Z_FINISH);
+	zlib_inflateEnd(&s);
+	if (ret == Z_STREAM_END) {
+		*dlen = s.total_out;
+		return 0;
+	}
+	if (ret == Z_BUF_ERROR && s.avail_out == 0 && s.avail_in)
+		return -ENOSPC;
+	return -EBADMSG;
+}
+
+/* ---- lz4 block format ---- */
+static size_t lz4_wrk_size(void)
+{
+	return LZ4_MEM_COMPRESS;
+}
+
+static int lz4_wrk_init(void *wrk)
+{
+	return 0;
+}
+
+static int lz4_compress(void *wrk, const void *src, unsigned int slen,
+			void *dst, unsigned int *dlen)
+{
+	int n = LZ4_compress_default(src, dst, slen, *dlen, wrk);
+
+	if (n <= 0)
+		return -ENOSPC;
+	*dlen = n;
+	return 0;
+}
+
+static int lz4_decompress(void *wrk, const void *src, unsigned int slen,
+			  void *dst, unsigned int *dlen)
+{
+	int n = LZ4_decompress_safe(src, dst, slen, *dlen);
+
+	if (n < 0)
+		return -EBADMSG;
+	*dlen = n;
+	return 0;
+}
+
+/* ---- zstd frame, level 1, parameters sized for ZBATCH_MAX_LEN ---- */
+struct zb_zstd {
+	zstd_cctx *cctx;
+	zstd_dctx *dctx;
+	zstd_parameters params;
+	size_t csize;
+	u8 mem[];
+};
+
+static zstd_parameters zb_zstd_params(void)
+{
+	return zstd_get_params(1, ZBATCH_MAX_LEN);
+}
+
+static size_t zstd_wrk_size(void)
+{
+	zstd_parameters p = zb_zstd_params();
+
+	return sizeof(struct zb_zstd) + zstd_cctx_workspace_bound(&p.cParams) +
+	       zstd_dctx_workspace_bound();
+}
+
+static int zstd_wrk_init(void *wrk)
+{
+	struct zb_zstd *z = wrk;
+
+	z->params = zb_zstd_params();
+	z->csize = zstd_cctx_workspace_bound(&z->params.cParams);
+	z->cctx = zstd_init_cctx(z->mem, z->csize);
+	z->dctx = zstd_init_dctx(z->mem + z->csize, zstd_dctx_workspace_bound());
+	return z->cctx && z->dctx ? 0 : -EINVAL;
+}
+
+static int zstd_compress(void *wrk, const void *src, unsigned int slen,
+			 void *dst, unsigned int *dlen)
+{
+	struct zb_zstd *z = wrk;
+	size_t n = zstd_compress_cctx(z->cctx, dst, *dlen, src, slen, &z->params);
+
+	if (zstd_is_error(n))
+		return zstd_get_error_code(n) == ZSTD_error_dstSize_tooSmall ?
+		       -ENOSPC : -EINVAL;
+	*dlen = n;
+	return 0;
+}
+
+static int zstd_decompress(void *wrk, const void *src, unsigned int slen,
+			   void *dst, unsigned int *dlen)
+{
+	struct zb_zstd *z = wrk;
+	size_t n = zstd_decompress_dctx(z->dctx, dst, *dlen, src, slen);
+
+	if (zstd_is_error(n))
+		return zstd_get_error_code(n) == ZSTD_error_dstSize_tooSmall ?
+		       -ENOSPC : -EBADMSG;
+	*dlen = n;
+	return 0;
+}
+
+/* ---- lzo1x-1: compresses into a worst-case scratch, then copies ---- */
+static size_t lzo_wrk_size(void)
+{
+	return LZO1X_1_MEM_COMPRESS + lzo1x_worst_compress(ZBATCH_MAX_LEN);
+}
+
+static int lzo_wrk_init(void *wrk)
+{
+	return 0;
+}
+
+static int lzo_compress(void *wrk, const void *src, unsigned int slen,
+			void *dst, unsigned int *dlen)
+{
+	u8 *out = (u8 *)wrk + LZO1X_1_MEM_COMPRESS;
+	size_t n = lzo1x_worst_compress(ZBATCH_MAX_LEN);
+
+	/* lzo1x_1_compress() trusts its output to be worst-case sized */
+	if (lzo1x_1_compress(src, slen, out, &n, wrk) != LZO_E_OK)
+		return -EINVAL;
+	if (n > *dlen)
+		return -ENOSPC;
+	memcpy(dst, out, n);
+	*dlen = n;
+	return 0;
+}
+
+static int lzo_decompress(void *wrk, const void *src, unsigned int slen,
+			  void *dst, unsigned int *dlen)
+{
+	size_t n = *dlen;
+	int ret = lzo1x_decompress_safe(src, slen, dst, &n);
+
+	if (ret == LZO_E_OUTPUT_OVERRUN)
+		return -ENOSPC;
+	if (ret != LZO_E_OK)
+		return -EBADMSG;
+	*dlen = n;
+	return 0;
+}
+
+#define ZB_CODEC(id, nm, pfx) \
+	[id] = { \
+		.name = nm, \
+		.wrk_size = pfx##_wrk_size, \
+		.wrk_init = pfx##_wrk_init, \
+		.compress = pfx##_compress, \
+		.decompress = pfx##_decompress, \
+	}
+
+static const struct zbatch_codec_ops zbatch_codecs[ZBATCH_CODEC_NR] = {
+	ZB_CODEC(ZBATCH_CODEC_DEFLATE, "deflate", deflate),
+	ZB_CODEC(ZBATCH_CODEC_LZ4, "lz4", lz4),
+	ZB_CODEC(ZBATCH_CODEC_ZSTD, "zstd", zstd),
+	ZB_CODEC(ZBATCH_CODEC_LZO, "lzo", lzo),
+};
+
+const struct zbatch_codec_ops *zbatch_codec(unsigned int id)
+{
+	if (id == ZBATCH_CODEC_DEFAULT || id >= ZBATCH_CODEC_NR)
+		return NULL;
+	return &zbatch_codecs[id];
+}
+
+int zbatch_codec_by_name(const char *name)
+{
+	unsigned int i;
+
+	for (i = 1; i < ZBATCH_CODEC_NR; i++)
+		if (sysfs_streq(name, zbatch_codecs[i].name))
+			return i;
+	return -EINVAL;
+}
+
+/* ---- execution contexts ---- */
+static void *ctx_wrk(struct zbatch_ctx *ctx, unsigned int id)
+{
+	const struct zbatch_codec_ops *c = &zbatch_codecs[id];
+	void *wrk;
+
+	if (ctx->wrk[id])
+		return ctx->wrk[id];
+	/* NOIO: a swap path may be the caller. */
+	wrk = kvzalloc(c->wrk_size(), GFP_NOIO);
+	if (!wrk)
+		return NULL;
+	if (c->wrk_init(wrk)) {
+		kvfree(wrk);
+		return NULL;
+	}
+	ctx->wrk[id] = wrk;
+	return wrk;
+}
+
+void zbatch_ctx_free(struct zbatch_ctx *ctx)
+{
+	unsigned int i;
+
+	for (i = 0; i < ZBATCH_CODEC_NR; i++) {
+		kvfree(ctx->wrk[i]);
+		ctx->wrk[i] = NULL;
+	}
+	kvfree(ctx->verify_buf);
+	ctx->verify_buf = NULL;
+}
+
+/*
+ * Submitter contexts: a pool that grows to the number of concurrent
+ * submitters running descriptors themselves.
+ */
+static DEFINE_MUTEX(ctx_pool_lock);	/* protects ctx_pool */
+static LIST_HEAD(ctx_pool);
+
+struct zbatch_ctx *zbatch_ctx_get(void)
+{
+	struct zbatch_ctx *ctx;
+
+	mutex_lock(&ctx_pool_lock);
+	ctx = list_first_entry_or_null(&ctx_pool, struct zbatch_ctx, node);
+	if (ctx)
+		list_del(&ctx->node);
+	mutex_unlock(&ctx_pool_lock);
+	if (!ctx)
+		ctx = kzalloc(sizeof(*ctx), GFP_NOIO);
+	return ctx;
+}
+
+void zbatch_ctx_put(struct zbatch_ctx *ctx)
+{
+	mutex_lock(&ctx_pool_lock);
+	list_add(&ctx->node, &ctx_pool);
+	mutex_unlock(&ctx_pool_lock);
+}
+
+void zbatch_ctx_pool_destroy(void)
+{
+	struct zbatch_ctx *ctx, *tmp;
+
+	mutex_lock(&ctx_pool_lock);
+	list_for_each_entry_safe(ctx, tmp, &ctx_pool, node) {
+		list_del(&ctx->node);
+		zbatch_ctx_free(ctx);
+		kfree(ctx);
+	}
+	mutex_unlock(&ctx_pool_lock);
+}
+
+/* Decompress @dst back and compare with @src: the verify_compress option. */
+static int verify(struct zbatch_ctx *ctx, const struct zbatch_codec_ops *c,
+		  void *wrk, const void *src, unsigned int slen,
+		  const void *dst, unsigned int dlen)
+{
+	unsigned int n = ZBATCH_MAX_LEN;
+
+	if (!ctx->verify_buf) {
+		ctx->verify_buf = kvmalloc(ZBATCH_MAX_LEN, GFP_NOIO);
+		if (!ctx->verify_buf)
+			return -ENOMEM;
+	}
+	if (c->decompress(wrk, dst, dlen, ctx->verify_buf, &n) || n != slen ||
+	    memcmp(ctx->verify_buf, src, slen))
+		return -EIO;
+	return 0;
+}
+
+void zbatch_execute(struct zbatch_ctx *ctx, struct zbatch_req *req)
+{
+	struct iax_hw_desc *d = &req->desc;
+	struct iax_completion_record *cr = &req->cr;
+	unsigned int id = req->batch->codec;
+	const struct zbatch_codec_ops *c = zbatch_codec(id);
+	const void *src = (const void *)(uintptr_t)d->src1_addr;
+	void *dst = (void *)(uintptr_t)d->dst_addr;
+	unsigned int n = d->max_dst_size;
+	void *wrk;
+	int ret;
+
+	wrk = c ? ctx_wrk(ctx, id) : NULL;
+	if (!c) {
+		ret = -EINVAL;
+	} else if (!wrk) {
+		ret = -ENOMEM;
+	} else if (d->opcode == IAX_OPCODE_COMPRESS) {
+		ret = c->compress(wrk, src, d->src1_size, dst, &n);
+		/* not smaller than the input: the caller stores it raw */
+		if (!ret && n >= d->src1_size)
+			ret = -ENOSPC;
+		if (!ret && READ_ONCE(zbatch_cfg.verify)) {
+			ret = verify(ctx, c, wrk, src, d->src1_size, dst, n);
+			if (!ret)
+				cr->crc = crc32_le(~0, src, d->src1_size);
+		}
+	} else if (d->opcode == IAX_OPCODE_DECOMPRESS) {
+		ret = c->decompress(wrk, src, d->src1_size, dst, &n);
+	} else {
+		ret = -EINVAL;
+	}
+
+	cr->output_size = ret ? 0 : n;
+	cr->bytes_completed = ret ? 0 : d->src1_size;
+	cr->error_code = ret == -EIO ? 1 : 0;
+	req->status = ret;
+	req->produced = ret ? 0 : n;
+	/* the status byte is written last: pollers read it with acquire */
+	switch (ret) {
+	case 0:
+		smp_store_release(&cr->status, IAX_COMP_SUCCESS);
+		break;
+	case -ENOSPC:
+		smp_store_release(&cr->status, IAX_COMP_OUTBUF_OVERFLOW);
+		break;
+	case -EINVAL:
+		smp_store_release(&cr->status, IAX_COMP_INVALID_SIZE);
+		break;
+	default:
+		smp_store_release(&cr->status, IAX_COMP_ANALYTICS_ERROR);
+		break;
+	}
+}

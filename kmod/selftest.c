@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * In-module self-tests, reported as KTAP (Debian's 6.12 has no KUnit).
+ * Run by writing 1 to debugfs 'selftest' or loading with selftest=1; the
+ * report is read from debugfs 'selftest_results'.
+ *
+ * The tests change tunables and WQ states; they restore them when done
+ * and run one at a time (selftest_lock).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "internal.h"
+#include "selftest_vectors.h"
+
+#define ST_BUF		(64 * 1024)	/* KTAP report capacity */
+#define ST_LEN		PAGE_SIZE	/* one test page */
+#define ST_GUARD	64		/* poisoned bytes after each output */
+#define ST_POISON	0xa5
+
+static DEFINE_MUTEX(selftest_lock);	/* protects report and serialises runs */
+static char *report;
+static size_t report_len;
+static unsigned int nr_tests;
+
+static __printf(1, 2) void out(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (report_len >= ST_BUF - 1)
+		return;
+	va_start(ap, fmt);
+	report_len += vscnprintf(report + report_len, ST_BUF - report_len, fmt, ap);
+	va_end(ap);
+}
+
+static void result(bool ok, const char *name, const char *why)
+{
+	nr_tests++;
+	if (ok)
+		out("ok %u %s\n", nr_tests, name);
+	else
+		out("not ok %u %s # %s\n", nr_tests, name, why);
+}
+
+/* ---- test data ---- */
+enum pattern { PAT_TEXT, PAT_ZERO, PAT_RANDOM, PAT_MIXED, PAT_NR };
+
+static void fill(u8 *p, unsigned int len, enum pattern pat, u32 seed)
+{
+	static const char *const words[] = {
+		"swap ", "page ", "folio ", "zswap ", "batch ", "deflate ",
+		"engine ", "queue ", "the ", "of ", "compress\n", "memory ",
+	};
+	struct rnd_state r;
+	unsigned int i = 0;
+
+	prandom_seed_state(&r, seed);
+	switch (pat) {
+	case PAT_ZERO:
+		memset(p, 0, len);
+		return;
+	case PAT_RANDOM:
+		prandom_bytes_state(&r, p, len);
+		return;
+	case PAT_MIXED:
+		prandom_bytes_state(&r, p, len / 4);
+		i = len / 4;
+		fallthrough;
+	case PAT_TEXT:
+	default:
+		while (i < len) {
+			const char *w = words[prandom_u32_state(&r) % ARRAY_SIZE(words)];
+			unsigned int n = min_t(unsigned int, strlen(w), len - i);
+
+			memcpy(p + i, w, n);
+			i += n;
+		}
+	}
+}
+
+struct st_bufs {
+	unsigned int n;
+	u8 *src[ZBATCH_MAX_BATCH];
+	u8 *cmp[ZBATCH_MAX_BATCH];	/* ST_LEN + ST_GUARD */
+	u8 *dec[ZBATCH_MAX_BATCH];	/* ST_LEN + ST_GUARD */
+	struct zbatch_req req[ZBATCH_MAX_BATCH];
+	struct zbatch_batch batch;
+};
+
+static void bufs_free(struct st_bufs *b)
+{
+	unsigned int i;
+
+	if (!b)
+		return;
+	for (i = 0; i < ZBATCH_MAX_BATCH; i++) {
+		kfree(b->src[i]);
+		kfree(b->cmp[i]);
+		kfree(b->dec[i]);
+	}
+	kfree(b);
+}
+
+static struct st_bufs *bufs_alloc(void)
+{
+	struct st_bufs *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	unsigned int i;
+
+	if (!b)
+		return NULL;
+	for (i = 0; i < ZBATCH_MAX_BATCH; i++) {
+		b->src[i] = kmalloc(ST_LEN, GFP_KERNEL);
+		b->cmp[i] = kmalloc(ST_LEN + ST_GUARD, GFP_KERNEL);
+		b->dec[i] = kmalloc(ST_LEN + ST_GUARD, GFP_KERNEL);
+		if (!b->src[i] || !b->cmp[i] || !b->dec[i]) {
+			bufs_free(b);
+			return NULL;
+		}
+	}
+	return b;
+}
+
+static bool guard_ok(const u8 *p, unsigned int cap)
+{
+	return !memchr_inv(p + cap, ST_POISON, ST_GUARD);
+}
+
+static int run_batch(struct st_bufs *b, unsigned int codec)
+{
+	int ret = zbatch_submit(&b->batch);
+
+	if (ret == -EINPROGRESS)
+		ret = zbatch_wait(&b->batch);
+	return ret;
+}
+
+/* Compress b->src[0..n) into b->cmp, as one batch. */
+static void batch_compress(struct st_bufs *b, unsigned int n, unsigned int codec,
+			   unsigned int flags)
+{
+	unsigned int i;
+
+	zbatch_batch_init(&b->batch, codec, flags);
+	for (i = 0; i < n; i++) {
+		memset(b->cmp[i], ST_POISON, ST_LEN + ST_GUARD);
+		zbatch_req_init(&b->req[i], ZBATCH_OP_COMPRESS, b->src[i], ST_LEN,
+				b->cmp[i], ST_LEN);
+		zbatch_batch_add(&b->batch, &b->req[i]);
+	}
+	run_batch(b, codec);
+}
+
+/* Round trip of n pages of mixed patterns; NULL or what went wrong. */
+static const char *roundtrip(struct st_bufs *b, unsigned int n, unsigned int codec,
+			     u32 seed)
+{
+	unsigned int i, clen[ZBATCH_MAX_BATCH];
+
+	for (i = 0; i < n; i++)
+		fill(b->src[i], ST_LEN, (i + seed) % PAT_NR, seed * 131 + i);
+	batch_compress(b, n, codec, 0);
+	for (i = 0; i < n; i++) {
+		int st = b->req[i].status;
+
+		if (!guard_ok(b->cmp[i], ST_LEN))
+			return "compress wrote past the destination";
+		/* random pages may not shrink; everything else must */
+		if (st == -ENOSPC && (i + seed) % PAT_NR == PAT_RANDOM) {
+			clen[i] = 0;
+			continue;
+		}
+		if (st || !b->req[i].produced || b->req[i].produced >= ST_LEN)
+			return "compress failed";
+		clen[i] = b->req[i].produced;
+	}
+	zbatch_batch_init(&b->batch, codec, 0);
+	for (i = 0; i < n; i++) {
+		memset(b->dec[i], ST_POISON, ST_LEN + ST_GUARD);
+		/* a page stored raw decompresses by copy: skip it */
+		zbatch_req_init(&b->req[i], ZBATCH_OP_DECOMPRESS, b->cmp[i],
+				clen[i] ? clen[i] : 1, b->dec[i], ST_LEN);
+		if (clen[i])
+			zbatch_batch_add(&b->batch, &b->req[i]);
+	}
+	if (b->batch.nr)
+		run_batch(b, codec);
+	for (i = 0; i < n; i++) {
+		if (!clen[i])
+			continue;
+		if (b->req[i].status || b->req[i].produced != ST_LEN)
+			return "decompress failed";
+		if (memcmp(b->dec[i], b->src[i], ST_LEN))
+			return "round trip differs";
+		if (!guard_ok(b->dec[i], ST_LEN))
+			return "decompress wrote past the destination";
+	}
+	return NULL;
+}
+
+static void set_mode(unsigned int mode)
+{
+	mutex_lock(&zbatch_cfg_lock);
+	WRITE_ONCE(zbatch_cfg.sync_mode, mode);
+	mutex_unlock(&zbatch_cfg_lock);
+}
+
+static const char *const mode_name[] = { "sync", "async", "async_irq" };
+
+static void test_vectors(struct st_bufs *b)
+{
+	unsigned int i;
+	char name[64];
+
+	for (i = 0; i < ARRAY_SIZE(zbatch_vectors); i++) {
+		const struct zbatch_vector *v = &zbatch_vectors[i];
+		const char *why = NULL;
+
+		zbatch_batch_init(&b->batch, v->codec, 0);
+		memset(b->dec[0], ST_POISON, ST_LEN + ST_GUARD);
+		zbatch_req_init(&b->req[0], ZBATCH_OP_DECOMPRESS, v->comp, v->comp_len,
+				b->dec[0], ST_LEN);
+		zbatch_batch_add(&b->batch, &b->req[0]);
+		run_batch(b, v->codec);
+		if (b->req[0].status)
+			why = "known vector does not decompress";
+		else if (b->req[0].produced != v->plain_len ||
+			 memcmp(b->dec[0], v->plain, v->plain_len))
+			why = "known vector decompresses to other bytes";
+		snprintf(name, sizeof(name), "vector_%s_%u_bytes",
+			 zbatch_codec(v->codec)->name, v->plain_len);
+		result(!why, name, why);
+	}
+}
+
+static void test_roundtrips(struct st_bufs *b)
+{
+	unsigned int codec, mode, n;
+	char name[64];
+
+	for (codec = 1; codec < ZBATCH_CODEC_NR; codec++) {
+		for (mode = ZBATCH_SYNC; mode <= ZBATCH_ASYNC_IRQ; mode++) {
+			const char *why = NULL;
+
+			set_mode(mode);
+			for (n = 1; n <= ZBATCH_MAX_BATCH && !why; n++)
+				why = roundtrip(b, n, codec, n);
+			snprintf(name, sizeof(name), "roundtrip_%s_%s_batch_1_to_%u",
+				 zbatch_codec(codec)->name, mode_name[mode],
+				 ZBATCH_MAX_BATCH);
+			result(!why, name, why);
+		}
+	}
+	set_mode(ZBATCH_ASYNC);
+}
+
+static void test_errors(struct st_bufs *b)
+{
+	unsigned int codec;
+	char name[64];
+
+	for (codec = 1; codec < ZBATCH_CODEC_NR; codec++) {
+		const char *why = NULL;
+		unsigned int clen;
+
+		/* [0] incompressible, [1] invalid, [2] fine: siblings unharmed */
+		fill(b->src[0], ST_LEN, PAT_RANDOM, 7);
+		fill(b->src[2], ST_LEN, PAT_TEXT, 8);
+		zbatch_batch_init(&b->batch, codec, 0);
+		zbatch_req_init(&b->req[0], ZBATCH_OP_COMPRESS, b->src[0], ST_LEN,
+				b->cmp[0], ST_LEN);
+		zbatch_req_init(&b->req[1], ZBATCH_OP_COMPRESS, NULL, ST_LEN,
+				b->cmp[1], ST_LEN);
+		zbatch_req_init(&b->req[2], ZBATCH_OP_COMPRESS, b->src[2], ST_LEN,
+				b->cmp[2], ST_LEN);
+		memset(b->cmp[0], ST_POISON, ST_LEN + ST_GUARD);
+		zbatch_batch_add(&b->batch, &b->req[0]);
+		zbatch_batch_add(&b->batch, &b->req[1]);
+		zbatch_batch_add(&b->batch, &b->req[2]);
+		if (run_batch(b, codec) != -ENOSPC)
+			why = "batch did not report the first error (-ENOSPC)";
+		else if (b->req[0].status != -ENOSPC)
+			why = "incompressible page not -ENOSPC";
+		else if (!guard_ok(b->cmp[0], ST_LEN))
+			why = "incompressible page overflowed";
+		else if (b->req[1].status != -EINVAL)
+			why = "NULL source not -EINVAL";
+		else if (b->req[2].status)
+			why = "a good sibling failed";
+		snprintf(name, sizeof(name), "errors_isolated_%s", zbatch_codec(codec)->name);
+		result(!why, name, why);
+
+		/* corrupt and truncated streams: an error, nothing past dst */
+		why = NULL;
+		clen = b->req[2].produced;
+		memcpy(b->cmp[3], b->cmp[2], clen);
+		b->cmp[3][clen / 2] ^= 0xff;
+		b->cmp[3][clen / 3] ^= 0x5a;
+		zbatch_batch_init(&b->batch, codec, 0);
+		memset(b->dec[0], ST_POISON, ST_LEN + ST_GUARD);
+		memset(b->dec[1], ST_POISON, ST_LEN + ST_GUARD);
+		memset(b->dec[2], ST_POISON, ST_LEN + ST_GUARD);
+		zbatch_req_init(&b->req[0], ZBATCH_OP_DECOMPRESS, b->cmp[2], clen / 2,
+				b->dec[0], ST_LEN);
+		zbatch_req_init(&b->req[1], ZBATCH_OP_DECOMPRESS, b->cmp[3], clen,
+				b->dec[1], ST_LEN);
+		/* a destination too small for the page */
+		zbatch_req_init(&b->req[2], ZBATCH_OP_DECOMPRESS, b->cmp[2], clen,
+				b->dec[2], ST_LEN / 2);
+		zbatch_batch_add(&b->batch, &b->req[0]);
+		zbatch_batch_add(&b->batch, &b->req[1]);
+		zbatch_batch_add(&b->batch, &b->req[2]);
+		run_batch(b, codec);
+		if (!b->req[0].status)
+			why = "truncated stream decompressed";
+		else if (!guard_ok(b->dec[0], ST_LEN) || !guard_ok(b->dec[1], ST_LEN) ||
+			 !guard_ok(b->dec[2], ST_LEN / 2) ||
+			 !guard_ok(b->dec[2] + ST_LEN / 2, ST_LEN / 2 - ST_GUARD + ST_GUARD))
+			why = "bad stream wrote past the destination";
+		else if (!b->req[2].status)
+			why = "page decompressed into half a page";
+		/* a corrupt stream may still decode; it must not equal the page */
+		else if (!b->req[1].status && b->req[1].produced == ST_LEN &&
+			 !memcmp(b->dec[1], b->src[2], ST_LEN))
+			why = "corruption went unnoticed";
+		snprintf(name, sizeof(name), "bad_streams_bounded_%s", zbatch_codec(codec)->name);
+		result(!why, name, why);
+	}
+}
+
+static void test_verify(struct st_bufs *b)
+{
+	u64 before = atomic64_read(&zbatch_gstats.v[ZST_ERR_VERIFY]);
+	const char *why;
+
+	mutex_lock(&zbatch_cfg_lock);
+	WRITE_ONCE(zbatch_cfg.verify, true);
+	mutex_unlock(&zbatch_cfg_lock);
+	why = roundtrip(b, 16, ZBATCH_CODEC_DEFLATE, 99);
+	mutex_lock(&zbatch_cfg_lock);
+	WRITE_ONCE(zbatch_cfg.verify, false);
+	mutex_unlock(&zbatch_cfg_lock);
+	if (!why && atomic64_read(&zbatch_gstats.v[ZST_ERR_VERIFY]) != before)
+		why = "verify mismatch on good data";
+	result(!why, "verify_compress_roundtrip", why);
+}
+
+/* Every WQ stalled: descriptors time out and run in software. */
+static void test_timeout(struct st_bufs *b)
+{
+	u64 t0 = atomic64_read(&zbatch_gstats.v[ZST_TIMEOUTS]);
+	unsigned int d, w, old_ms = READ_ONCE(zbatch_cfg.timeout_ms);
+	const char *why = NULL;
+	bool any_enabled = false;
+
+	mutex_lock(&zbatch_cfg_lock);
+	WRITE_ONCE(zbatch_cfg.timeout_ms, 20);
+	mutex_unlock(&zbatch_cfg_lock);
+	for (d = 0; d < zbatch_nr_devs; d++)
+		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++)
+			WRITE_ONCE(zbatch_devs[d]->wqs[w]->stalled, true);
+	set_mode(ZBATCH_ASYNC_IRQ);
+	why = roundtrip(b, 8, ZBATCH_CODEC_LZ4, 5);
+	if (!why && atomic64_read(&zbatch_gstats.v[ZST_TIMEOUTS]) == t0)
+		why = "no timeout counted";
+	for (d = 0; d < zbatch_nr_devs; d++)
+		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++)
+			any_enabled |= READ_ONCE(zbatch_devs[d]->wqs[w]->enabled);
+	if (!why && any_enabled)
+		why = "a timed-out WQ stayed in service";
+	result(!why, "timeout_falls_back_to_software", why);
+
+	/* with every WQ out of service, jobs still complete (in software) */
+	why = roundtrip(b, 4, ZBATCH_CODEC_ZSTD, 6);
+	result(!why, "no_wq_in_service_runs_in_software", why);
+
+	mutex_lock(&zbatch_cfg_lock);
+	for (d = 0; d < zbatch_nr_devs; d++) {
+		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++) {
+			WRITE_ONCE(zbatch_devs[d]->wqs[w]->stalled, false);
+			WRITE_ONCE(zbatch_devs[d]->wqs[w]->enabled, true);
+			WRITE_ONCE(zbatch_devs[d]->wqs[w]->timeout_logged, false);
+		}
+	}
+	WRITE_ONCE(zbatch_cfg.timeout_ms, old_ms);
+	mutex_unlock(&zbatch_cfg_lock);
+	set_mode(ZBATCH_ASYNC);
+}
+
+struct st_thread {
+	struct completion done;
+	const char *why;
+	unsigned int id;
+};
+
+static int submitter_fn(void *data)
+{
+	struct st_thread *t = data;
+	struct st_bufs *b = bufs_alloc();
+	unsigned int i;
+
+	if (!b) {
+		t->why = "no memory";
+	} else {
+		for (i = 0; i < 20 && !t->why; i++)
+			t->why = roundtrip(b, 8, 1 + (t->id + i) % (ZBATCH_CODEC_NR - 1),
+					   t->id * 1000 + i);
+		bufs_free(b);
+	}
+	complete(&t->done);
+	return 0;
+}
+
+static void test_concurrent(void)
+{
+	struct st_thread t[4];
+	const char *why = NULL;
+	unsigned int i, started = 0;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		struct task_struct *task;
+
+		init_completion(&t[i].done);
+		t[i].why = NULL;
+		t[i].id = i;
+		task = kthread_run(submitter_fn, &t[i], "zbatch-st/%u", i);
+		if (IS_ERR(task)) {
+			why = "cannot start a submitter";
+			break;
+		}
+		started++;
+	}
+	for (i = 0; i < started; i++) {
+		wait_for_completion(&t[i].done);
+		if (t[i].why && !why)
+			why = t[i].why;
+	}
+	result(!why, "concurrent_submitters", why);
+}
+
+static void test_api_limits(struct st_bufs *b)
+{
+	const char *why = NULL;
+	unsigned int i;
+
+	zbatch_batch_init(&b->batch, 0, 0);
+	if (zbatch_submit(&b->batch) != -EINVAL)
+		why = "empty batch accepted";
+	zbatch_batch_init(&b->batch, ZBATCH_CODEC_NR, 0);
+	zbatch_req_init(&b->req[0], ZBATCH_OP_COMPRESS, b->src[0], ST_LEN, b->cmp[0], ST_LEN);
+	zbatch_batch_add(&b->batch, &b->req[0]);
+	if (!why && zbatch_submit(&b->batch) != -EINVAL)
+		why = "unknown codec accepted";
+	zbatch_batch_init(&b->batch, 0, 0);
+	for (i = 0; i <= ZBATCH_MAX_BATCH && !why; i++)
+		zbatch_batch_add(&b->batch, &b->req[i % ZBATCH_MAX_BATCH]);
+	if (!why && zbatch_submit(&b->batch) != -EINVAL)
+		why = "oversized batch accepted";
+	if (!why && zbatch_batch_size() < 1)
+		why = "batch size below 1";
+	result(!why, "api_refuses_bad_batches", why);
+}
+
+int zbatch_selftest_run(void)
+{
+	unsigned int old_mode;
+	struct st_bufs *b;
+	int failed;
+
+	mutex_lock(&selftest_lock);
+	if (!report)
+		report = kvzalloc(ST_BUF, GFP_KERNEL);
+	b = bufs_alloc();
+	if (!report || !b) {
+		bufs_free(b);
+		mutex_unlock(&selftest_lock);
+		return -ENOMEM;
+	}
+	report_len = 0;
+	nr_tests = 0;
+	old_mode = READ_ONCE(zbatch_cfg.sync_mode);
+	out("KTAP version 1\n");
+	out("# zbatch %s self-tests\n", ZBATCH_VERSION);
+
+	test_vectors(b);
+	test_roundtrips(b);
+	test_errors(b);
+	test_verify(b);
+	test_api_limits(b);
+	test_timeout(b);
+	test_concurrent();
+
+	set_mode(old_mode);
+	bufs_free(b);
+	out("1..%u\n", nr_tests);
+	failed = 0;
+	{
+		const char *p = report;
+
+		while ((p = strstr(p, "\nnot ok ")))
+			failed++, p++;
+	}
+	out("# totals: pass:%u fail:%d\n", nr_tests - failed, failed);
+	pr_info("self-tests: %u run, %d failed\n", nr_tests, failed);
+	mutex_unlock(&selftest_lock);
+	return failed;
+}
+
+ssize_t zbatch_selftest_read(char __user *buf, size_t len, loff_t *pos)
+{
+	ssize_t ret;
+
+	mutex_lock(&selftest_lock);
+	if (!report)
+		ret = simple_read_from_buffer(buf, len, pos, "# no self-test run yet\n", 23);
+	else
+		ret = simple_read_from_buffer(buf, len, pos, report, report_len);
+	mutex_unlock(&selftest_lock);
+	return ret;
+}
+
+void zbatch_selftest_destroy(void)
+{
+	kvfree(report);
+	report = NULL;
+}

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Runtime tunables under /sys/kernel/zbatch/ (Documentation/ABI/zbatch).
+ * Each write is parsed, then applied whole under zbatch_cfg_lock, or
+ * refused with -EINVAL.
+ */
+#include <linux/kobject.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "internal.h"
+
+static const char *const mode_names[] = {
+	[ZBATCH_SYNC] = "sync",
+	[ZBATCH_ASYNC] = "async",
+	[ZBATCH_ASYNC_IRQ] = "async_irq",
+};
+
+static const char *const policy_names[] = {
+	[ZBATCH_POLICY_LOCAL] = "local",
+	[ZBATCH_POLICY_GLOBAL] = "global",
+};
+
+/* Show a choice list with the current one in brackets, as zram does. */
+static ssize_t show_choice(char *buf, const char *const *names,
+			   unsigned int nr, unsigned int cur, unsigned int first)
+{
+	unsigned int i;
+	int n = 0;
+
+	for (i = first; i < nr; i++)
+		n += sysfs_emit_at(buf, n, i == cur ? "%s[%s]" : "%s%s",
+				   i == first ? "" : " ", names[i]);
+	return n + sysfs_emit_at(buf, n, "\n");
+}
+
+static int find_choice(const char *buf, const char *const *names,
+		       unsigned int nr, unsigned int first)
+{
+	unsigned int i;
+
+	for (i = first; i < nr; i++)
+		if (sysfs_streq(buf, names[i]))
+			return i;
+	return -EINVAL;
+}
+
+static ssize_t version_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", ZBATCH_VERSION);
+}
+
+static ssize_t abi_version_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", ZBATCH_ABI_VERSION);
+}
+
+static ssize_t codec_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	const char *names[ZBATCH_CODEC_NR] = { "default" };
+	unsigned int i;
+
+	for (i = 1; i < ZBATCH_CODEC_NR; i++)
+		names[i] = zbatch_codec(i)->name;
+	return show_choice(buf, names, ZBATCH_CODEC_NR, READ_ONCE(zbatch_cfg.codec), 1);
+}
+
+static ssize_t codec_store(struct kobject *k, struct kobj_attribute *a,
+			   const char *buf, size_t len)
+{
+	int id = zbatch_codec_by_name(buf);
+
+	if (id < 0)
+		return id;
+	mutex_lock(&zbatch_cfg_lock);
+	WRITE_ONCE(zbatch_cfg.codec, id);
+	mutex_unlock(&zbatch_cfg_lock);
+	return len;
+}
+
+static ssize_t sync_mode_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return show_choice(buf, mode_names, ARRAY_SIZE(mode_names),
+			   READ_ONCE(zbatch_cfg.sync_mode), 0);
+}
+
+static ssize_t sync_mode_store(struct kobject *k, struct kobj_attribute *a,
+			       const char *buf, size_t len)
+{
+	int m = find_choice(buf, mode_names, ARRAY_SIZE(mode_names), 0);
+
+	if (m < 0)
+		return m;
+	mutex_lock(&zbatch_cfg_lock);
+	WRITE_ONCE(zbatch_cfg.sync_mode, m);
+	mutex_unlock(&zbatch_cfg_lock);
+	return len;
+}
+
+static ssize_t policy_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return show_choice(buf, policy_names, ARRAY_SIZE(policy_names),
+			   READ_ONCE(zbatch_cfg.policy), 0);
+}
+
+static ssize_t policy_store(struct kobject *k, struct kobj_attribute *a,
+			    const char *buf, size_t len)
+{
+	int p = find_choice(buf, policy_names, ARRAY_SIZE(policy_names), 0);
+
+	if (p < 0)
+		return p;
+	mutex_lock(&zbatch_cfg_lock);
+	WRITE_ONCE(zbatch_cfg.policy, p);
+	mutex_unlock(&zbatch_cfg_lock);
+	return len;
+}
+
+static ssize_t verify_compress_show(struct kobject *k, struct kobj_attribute *a,
+				    char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(zbatch_cfg.verify));
+}
+
+static ssize_t verify_compress_store(struct kobject *k, struct kobj_attribute *a,
+				     const char *buf, size_t len)
+{
+	bool v;
+	int ret = kstrtobool(buf, &v);
+
+	if (ret)
+		return ret;
+	mutex_lock(&zbatch_cfg_lock);
+	WRITE_ONCE(zbatch_cfg.verify, v);
+	mutex_unlock(&zbatch_cfg_lock);
+	return len;
+}
+
+static ssize_t timeout_ms_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(zbatch_cfg.timeout_ms));
+}
+
+static ssize_t timeout_ms_store(struct kobject *k, struct kobj_attribute *a,
+				const char *buf, size_t len)
+{
+	unsigned int v;
+	int ret = kstrtouint(buf, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v < 1 || v > 60000)
+		return -EINVAL;
+	mutex_lock(&zbatch_cfg_lock);
+	WRITE_ONCE(zbatch_cfg.timeout_ms, v);
+	mutex_unlock(&zbatch_cfg_lock);
+	return len;
+}
+
+static ssize_t batch_size_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", zbatch_batch_size());
+}
+
+static ssize_t max_batch_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", ZBATCH_MAX_BATCH);
+}
+
+static ssize_t max_len_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", ZBATCH_MAX_LEN);
+}
+
+static ssize_t nr_devices_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", zbatch_nr_devs);
+}
+
+static struct kobj_attribute version_attr = __ATTR_RO(version);
+static struct kobj_attribute abi_version_attr = __ATTR_RO(abi_version);
+static struct kobj_attribute codec_attr = __ATTR_RW(codec);
+static struct kobj_attribute sync_mode_attr = __ATTR_RW(sync_mode);
+static struct kobj_attribute policy_attr = __ATTR_RW(policy);
+static struct kobj_attribute verify_compress_attr = __ATTR_RW(verify_compress);
+static struct kobj_attribute timeout_ms_attr = __ATTR_RW(timeout_ms);
+static struct kobj_attribute batch_size_attr = __ATTR_RO(batch_size);
+static struct kobj_attribute max_batch_attr = __ATTR_RO(max_batch);
+static struct kobj_attribute max_len_attr = __ATTR_RO(max_len);
+static struct kobj_attribute nr_devices_attr = __ATTR_RO(nr_devices);
+
+static struct attribute *zbatch_attrs[] = {
+	&version_attr.attr,
+	&abi_version_attr.attr,
+	&codec_attr.attr,
+	&sync_mode_attr.attr,
+	&policy_attr.attr,
+	&verify_compress_attr.attr,
+	&timeout_ms_attr.attr,
+	&batch_size_attr.attr,
+	&max_batch_attr.attr,
+	&max_len_attr.attr,
+	&nr_devices_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group zbatch_group = {
+	.attrs = zbatch_attrs,
+};
+
+int zbatch_sysfs_create(struct kobject **kobj)
+{
+	int ret;
+
+	*kobj = kobject_create_and_add("zbatch", kernel_kobj);
+	if (!*kobj)
+		return -ENOMEM;
+	ret = sysfs_create_group(*kobj, &zbatch_group);
+	if (ret) {
+		kobject_put(*kobj);
+		*kobj = NULL;
+	}
+	return ret;
+}
+
+void zbatch_sysfs_destroy(struct kobject *kobj)
+{
+	sysfs_remove_group(kobj, &zbatch_group);
+	kobject_put(kobj);
+}

@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The IAA device model: devices with engines and work queues, the software
+ * executor behind them, and the CPU -> WQ choice.
+ *
+ * Engines are kernel threads bound to CPUs of their device's node. They
+ * take descriptors from their device's WQs, highest priority first, run
+ * them with the software codecs and write the completion record, as an IAA
+ * engine would. A WQ refuses a descriptor when full, as ENQCMD does.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/topology.h>
+
+#include "internal.h"
+#include "map.h"
+
+static unsigned int devices;
+module_param(devices, uint, 0444);
+MODULE_PARM_DESC(devices, "Modelled IAA devices (0: one per NUMA node, max 64)");
+static unsigned int engines = 0;
+module_param(engines, uint, 0444);
+MODULE_PARM_DESC(engines, "Engines per device (0: CPUs of its node, at most 8)");
+static unsigned int wqs = 1;
+module_param(wqs, uint, 0444);
+MODULE_PARM_DESC(wqs, "Work queues per device (1..8)");
+static unsigned int wq_size = 128;
+module_param(wq_size, uint, 0444);
+MODULE_PARM_DESC(wq_size, "Descriptors per work queue (1..1024)");
+static bool wq_shared;
+module_param(wq_shared, bool, 0444);
+MODULE_PARM_DESC(wq_shared, "Model shared WQs (ENQCMD) instead of dedicated ones");
+
+struct zbatch_dev **zbatch_devs;
+unsigned int zbatch_nr_devs;
+
+/* CPU -> local device, rebuilt from map.c when the layout changes. */
+static int *cpu_dev;
+static DEFINE_PER_CPU(unsigned int, global_seq);
+static int *topo_node, *topo_core, *topo_dev_node;
+
+/* ---- the software executor ---- */
+static int sw_enqueue(struct zbatch_wq *wq, struct zbatch_req *req)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	if (wq->count >= wq->size) {
+		spin_unlock_irqrestore(&wq->lock, flags);
+		return -EAGAIN;
+	}
+	atomic_set(&req->state, ZBATCH_REQ_QUEUED);
+	list_add_tail(&req->qnode, &wq->queue);
+	wq->count++;
+	spin_unlock_irqrestore(&wq->lock, flags);
+	wake_up(&wq->dev->engine_wait);
+	return 0;
+}
+
+static bool sw_reclaim(struct zbatch_wq *wq, struct zbatch_req *req)
+{
+	unsigned long flags;
+	bool ok = false;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	if (atomic_read(&req->state) == ZBATCH_REQ_QUEUED) {
+		list_del_init(&req->qnode);
+		wq->count--;
+		atomic_set(&req->state, ZBATCH_REQ_RUNNING);
+		ok = true;
+	}
+	spin_unlock_irqrestore(&wq->lock, flags);
+	return ok;
+}
+
+const struct zbatch_exec_ops zbatch_exec_sw = {
+	.name = "software",
+	.enqueue = sw_enqueue,
+	.reclaim = sw_reclaim,
+};
+
+static struct zbatch_req *engine_next(struct zbatch_dev *dev)
+{
+	struct zbatch_req *req = NULL;
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_wqs && !req; i++) {
+		struct zbatch_wq *wq = dev->wqs[i];
+
+		if (READ_ONCE(wq->stalled) || !READ_ONCE(wq->count))
+			continue;
+		spin_lock_irq(&wq->lock);
+		req = list_first_entry_or_null(&wq->queue, struct zbatch_req, qnode);
+		if (req) {
+			list_del_init(&req->qnode);
+			wq->count--;
+			atomic_set(&req->state, ZBATCH_REQ_RUNNING);
+		}
+		spin_unlock_irq(&wq->lock);
+	}
+	return req;
+}
+
+static bool dev_has_work(struct zbatch_dev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_wqs; i++)
+		if (READ_ONCE(dev->wqs[i]->count) && !READ_ONCE(dev->wqs[i]->stalled))
+			return true;
+	return false;
+}
+
+static int engine_fn(void *data)
+{
+	struct zbatch_engine *e = data;
+	struct zbatch_dev *dev = e->dev;
+	struct zbatch_req *req;
+
+	while (!kthread_should_stop()) {
+		req = engine_next(dev);
+		if (!req) {
+			wait_event_interruptible_exclusive(dev->engine_wait,
+				dev_has_work(dev) || kthread_should_stop());
+			continue;
+		}
+		zbatch_execute(&e->ctx, req);
+		zbatch_req_complete(req);
+		cond_resched();
+	}
+	return 0;
+}
+
+/* ---- WQ choice ---- */
+static struct zbatch_wq *dev_wq(struct zbatch_dev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_wqs; i++)
+		if (READ_ONCE(dev->wqs[i]->enabled))
+			return dev->wqs[i];
+	return NULL;
+}
+
+struct zbatch_wq *zbatch_wq_pick(enum zbatch_op op)
+{
+	struct zbatch_topo t = {
+		.nr_cpus = nr_cpu_ids,
+		.cpu_node = topo_node,
+		.cpu_core = topo_core,
+		.nr_devs = zbatch_nr_devs,
+		.dev_node = topo_dev_node,
+	};
+	struct zbatch_wq *wq = NULL;
+	unsigned int cpu, d, seq;
+	int dev;
+
+	cpu = get_cpu();
+	dev = cpu_dev[cpu];
+	if (op == ZBATCH_OP_COMPRESS &&
+	    READ_ONCE(zbatch_cfg.policy) == ZBATCH_POLICY_GLOBAL) {
+		seq = this_cpu_inc_return(global_seq);
+		dev = zbatch_map_global(&t, cpu, seq);
+	}
+	put_cpu();
+	if (dev >= 0)
+		wq = dev_wq(zbatch_devs[dev]);
+	/* the local device has no WQ in service: any other device's */
+	for (d = 0; !wq && d < zbatch_nr_devs; d++)
+		wq = dev_wq(zbatch_devs[d]);
+	return wq;
+}
+
+void zbatch_map_rebuild(void)
+{
+	struct zbatch_topo t = {
+		.nr_cpus = nr_cpu_ids,
+		.cpu_node = topo_node,
+		.cpu_core = topo_core,
+		.nr_devs = zbatch_nr_devs,
+		.dev_node = topo_dev_node,
+	};
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		cpu_dev[cpu] = zbatch_map_local(&t, cpu);
+}
+
+/**
+ * zbatch_wq_timed_out() - take a WQ out of service after a timeout
+ * @wq: the WQ, or NULL
+ *
+ * Counted every time, logged once per WQ. sysfs 'enabled' puts it back.
+ */
+void zbatch_wq_timed_out(struct zbatch_wq *wq)
+{
+	zbatch_stat_add(&zbatch_gstats, ZST_TIMEOUTS, 1);
+	if (!wq)
+		return;
+	zbatch_stat_add(&wq->stats, ZST_TIMEOUTS, 1);
+	WRITE_ONCE(wq->enabled, false);
+	if (!xchg(&wq->timeout_logged, true))
+		pr_err("dev%u/wq%u: descriptor timed out; WQ taken out of service, jobs fall back to software\n",
+		       wq->dev->id, wq->id);
+}
+
+/* ---- sysfs: /sys/kernel/zbatch/devN/{node,engines,cpus}, devN/wqM/... ---- */
+#define to_dev(k) container_of(k, struct zbatch_dev, kobj)
+#define to_wq(k) container_of(k, struct zbatch_wq, kobj)
+
+static ssize_t node_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", to_dev(k)->node);
+}
+
+static ssize_t engines_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_dev(k)->nr_engines);
+}
+
+static ssize_t cpus_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	struct zbatch_dev *dev = to_dev(k);
+	unsigned int cpu;
+	int n = 0;
+
+	/* the CPUs whose local WQs live on this device */
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		if (cpu_dev[cpu] != (int)dev->id || !cpu_possible(cpu))
+			continue;
+		n += sysfs_emit_at(buf, n, "%s%u", n ? " " : "", cpu);
+	}
+	return n + sysfs_emit_at(buf, n, "\n");
+}
+
+static struct kobj_attribute dev_node_attr = __ATTR_RO(node);
+static struct kobj_attribute dev_engines_attr = __ATTR_RO(engines);
+static struct kobj_attribute dev_cpus_attr = __ATTR_RO(cpus);
+static struct attribute *dev_attrs[] = {
+	&dev_node_attr.attr, &dev_engines_attr.attr, &dev_cpus_attr.attr, NULL,
+};
+ATTRIBUTE_GROUPS(dev);
+
+static ssize_t mode_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_wq(k)->shared ? "shared" : "dedicated");
+}
+
+static ssize_t size_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_wq(k)->size);
+}
+
+static ssize_t priority_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_wq(k)->priority);
+}
+
+static ssize_t queued_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(to_wq(k)->count));
+}
+
+static ssize_t executor_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_wq(k)->ops->name);
+}
+
+static ssize_t enabled_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(to_wq(k)->enabled));
+}
+
+static ssize_t enabled_store(struct kobject *k, struct kobj_attribute *a,
+			     const char *buf, size_t len)
+{
+	struct zbatch_wq *wq = to_wq(k);
+	bool on;
+	int ret = kstrtobool(buf, &on);
+
+	if (ret)
+		return ret;
+	mutex_lock(&zbatch_cfg_lock);
+	WRITE_ONCE(wq->enabled, on);
+	if (on)
+		WRITE_ONCE(wq->timeout_logged, false);
+	mutex_unlock(&zbatch_cfg_lock);
+	return len;
+}
+
+static struct kobj_attribute wq_mode_attr = __ATTR_RO(mode);
+static struct kobj_attribute wq_size_attr = __ATTR_RO(size);
+static struct kobj_attribute wq_priority_attr = __ATTR_RO(priority);
+static struct kobj_attribute wq_queued_attr = __ATTR_RO(queued);
+static struct kobj_attribute wq_executor_attr = __ATTR_RO(executor);
+static struct kobj_attribute wq_enabled_attr = __ATTR_RW(enabled);
+static struct attribute *wq_attrs[] = {
+	&wq_mode_attr.attr, &wq_size_attr.attr, &wq_priority_attr.attr,
+	&wq_queued_attr.attr, &wq_executor_attr.attr, &wq_enabled_attr.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(wq);
+
+static void dev_release(struct kobject *k)
+{
+	struct zbatch_dev *dev = to_dev(k);
+
+	kfree(dev->wqs);
+	kfree(dev->engines);
+	kfree(dev);
+}
+
+static void wq_release(struct kobject *k)
+{
+	kfree(to_wq(k));
+}
+
+static const struct kobj_type dev_ktype = {
+	.release = dev_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = dev_groups,
+};
+
+static const struct kobj_type wq_ktype = {
+	.release = wq_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = wq_groups,
+};
+
+/* ---- create / destroy ---- */
+static int wq_cmp(const void *a, const void *b)
+{
+	const struct zbatch_wq *x = *(const struct zbatch_wq **)a;
+	const struct zbatch_wq *y = *(const struct zbatch_wq **)b;
+
+	return (int)y->priority - (int)x->priority;
+}
+
+static void engines_stop(struct zbatch_dev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_engines; i++) {
+		if (!dev->engines[i].task)
+			continue;
+		kthread_stop(dev->engines[i].task);
+		dev->engines[i].task = NULL;
+		zbatch_ctx_free(&dev->engines[i].ctx);
+	}
+}
+
+static int engines_start(struct zbatch_dev *dev, unsigned int *next_cpu)
+{
+	const struct cpumask *mask = cpumask_of_node(dev->node);
+	unsigned int i, cpu;
+
+	if (cpumask_empty(mask) || cpumask_first_and(mask, cpu_online_mask) >= nr_cpu_ids)
+		mask = cpu_online_mask;
+	for (i = 0; i < dev->nr_engines; i++) {
+		struct zbatch_engine *e = &dev->engines[i];
+		struct task_struct *t;
+
+		cpu = cpumask_next_and(*next_cpu, mask, cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first_and(mask, cpu_online_mask);
+		*next_cpu = cpu;
+		e->dev = dev;
+		e->id = i;
+		e->cpu = cpu;
+		t = kthread_create_on_node(engine_fn, e, dev->node,
+					   "zbatch/%u.%u", dev->id, i);
+		if (IS_ERR(t))
+			return PTR_ERR(t);
+		/* not kthread_bind(): CPU hotplug must not strand an engine */
+		set_cpus_allowed_ptr(t, cpumask_of(cpu));
+		e->task = t;
+		wake_up_process(t);
+	}
+	return 0;
+}
+
+static struct zbatch_dev *dev_create(unsigned int id, int node,
+				     struct kobject *parent,
+				     unsigned int *next_cpu)
+{
+	struct zbatch_dev *dev;
+	unsigned int i, ne = engines;
+	int ret;
+
+	if (!ne)
+		ne = clamp_t(unsigned int, cpumask_weight(cpumask_of_node(node)), 1, 8);
+	dev = kzalloc_node(sizeof(*dev), GFP_KERNEL, node);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	dev->id = id;
+	dev->node = node;
+	init_waitqueue_head(&dev->engine_wait);
+	kobject_init(&dev->kobj, &dev_ktype);
+	dev->wqs = kcalloc(wqs, sizeof(*dev->wqs), GFP_KERNEL);
+	dev->engines = kcalloc(ne, sizeof(*dev->engines), GFP_KERNEL);
+	if (!dev->wqs || !dev->engines) {
+		ret = -ENOMEM;
+		goto err_put_dev;
+	}
+	dev->nr_engines = ne;
+	ret = kobject_add(&dev->kobj, parent, "dev%u", id);
+	if (ret)
+		goto err_put_dev;
+	for (i = 0; i < wqs; i++) {
+		struct zbatch_wq *wq = kzalloc_node(sizeof(*wq), GFP_KERNEL, node);
+
+		if (!wq) {
+			ret = -ENOMEM;
+			goto err_put_wqs;
+		}
+		wq->dev = dev;
+		wq->ops = &zbatch_exec_sw;
+		wq->id = i;
+		wq->shared = wq_shared;
+		wq->size = wq_size;
+		/* the first WQ gets the highest priority, as iaa-crypto's 10 */
+		wq->priority = 10 - min(i, 9u);
+		wq->enabled = true;
+		spin_lock_init(&wq->lock);
+		INIT_LIST_HEAD(&wq->queue);
+		kobject_init(&wq->kobj, &wq_ktype);
+		dev->wqs[i] = wq;
+		dev->nr_wqs = i + 1;
+		ret = kobject_add(&wq->kobj, &dev->kobj, "wq%u", i);
+		if (ret)
+			goto err_put_wqs;
+	}
+	sort(dev->wqs, dev->nr_wqs, sizeof(*dev->wqs), wq_cmp, NULL);
+	ret = engines_start(dev, next_cpu);
+	if (ret)
+		goto err_stop_engines;
+	return dev;
+
+err_stop_engines:
+	engines_stop(dev);
+err_put_wqs:
+	for (i = 0; i < dev->nr_wqs; i++)
+		kobject_put(&dev->wqs[i]->kobj);
+err_put_dev:
+	kobject_put(&dev->kobj);
+	return ERR_PTR(ret);
+}
+
+static void dev_destroy(struct zbatch_dev *dev)
+{
+	unsigned int i;
+
+	engines_stop(dev);
+	for (i = 0; i < dev->nr_wqs; i++)
+		kobject_put(&dev->wqs[i]->kobj);
+	kobject_put(&dev->kobj);
+}
+
+static int topo_create(void)
+{
+	unsigned int cpu;
+
+	cpu_dev = kcalloc(nr_cpu_ids, sizeof(int), GFP_KERNEL);
+	topo_node = kcalloc(nr_cpu_ids, sizeof(int), GFP_KERNEL);
+	topo_core = kcalloc(nr_cpu_ids, sizeof(int), GFP_KERNEL);
+	topo_dev_node = kcalloc(zbatch_nr_devs, sizeof(int), GFP_KERNEL);
+	if (!cpu_dev || !topo_node || !topo_core || !topo_dev_node)
+		return -ENOMEM;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		bool here = cpu_possible(cpu);
+
+		topo_node[cpu] = here ? cpu_to_node(cpu) : -1;
+		/* core ids repeat across packages: make them system-wide */
+		topo_core[cpu] = here ? topology_physical_package_id(cpu) * 65536 +
+					topology_core_id(cpu) : 0;
+	}
+	return 0;
+}
+
+static void topo_destroy(void)
+{
+	kfree(topo_dev_node);
+	kfree(topo_core);
+	kfree(topo_node);
+	kfree(cpu_dev);
+}
+
+/**
+ * zbatch_wq_create() - build the modelled devices, their WQs and engines
+ * @parent: the sysfs directory to hang devN/ under
+ *
+ * Return: 0 or a negative errno; nothing is left behind on failure.
+ */
+int zbatch_wq_create(struct kobject *parent)
+{
+	unsigned int i, nodes = num_online_nodes(), next_cpu = -1;
+	int ret, node;
+
+	if (devices > 64 || wqs < 1 || wqs > 8 || wq_size < 1 || wq_size > 1024 ||
+	    engines > 64) {
+		pr_err("invalid layout: devices=%u (0..64) engines=%u (0..64) wqs=%u (1..8) wq_size=%u (1..1024)\n",
+		       devices, engines, wqs, wq_size);
+		return -EINVAL;
+	}
+	zbatch_nr_devs = devices ? devices : max(nodes, 1u);
+	zbatch_devs = kcalloc(zbatch_nr_devs, sizeof(*zbatch_devs), GFP_KERNEL);
+	if (!zbatch_devs)
+		return -ENOMEM;
+	ret = topo_create();
+	if (ret)
+		goto err_free;
+	node = first_online_node;
+	for (i = 0; i < zbatch_nr_devs; i++) {
+		/* devices spread evenly over the online nodes */
+		struct zbatch_dev *dev = dev_create(i, node, parent, &next_cpu);
+
+		if (IS_ERR(dev)) {
+			ret = PTR_ERR(dev);
+			goto err_destroy;
+		}
+		zbatch_devs[i] = dev;
+		topo_dev_node[i] = node;
+		node = next_online_node(node);
+		if (node >= MAX_NUMNODES)
+			node = first_online_node;
+	}
+	zbatch_map_rebuild();
+	return 0;
+
+err_destroy:
+	while (i--)
+		dev_destroy(zbatch_devs[i]);
+err_free:
+	topo_destroy();
+	kfree(zbatch_devs);
+	zbatch_devs = NULL;
+	zbatch_nr_devs = 0;
+	return ret;
+}
+
+/* Callers are gone (module exit): queues are empty, engines idle. */
+void zbatch_wq_destroy(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < zbatch_nr_devs; i++)
+		dev_destroy(zbatch_devs[i]);
+	topo_destroy();
+	kfree(zbatch_devs);
+	zbatch_devs = NULL;
+	zbatch_nr_devs = 0;
+}
