@@ -350,6 +350,7 @@ void zbatch_execute(struct zbatch_ctx *ctx, struct zbatch_req *req)
 	const void *src = (const void *)(uintptr_t)d->src1_addr;
 	void *dst = (void *)(uintptr_t)d->dst_addr;
 	unsigned int n = d->max_dst_size;
+	u8 status;
 	void *wrk;
 	int ret;
 
@@ -379,19 +380,23 @@ void zbatch_execute(struct zbatch_ctx *ctx, struct zbatch_req *req)
 	cr->error_code = ret == -EIO ? 1 : 0;
 	req->status = ret;
 	req->produced = ret ? 0 : n;
-	/* the status byte is written last: pollers read it with acquire */
 	switch (ret) {
 	case 0:
-		smp_store_release(&cr->status, IAX_COMP_SUCCESS);
+		status = IAX_COMP_SUCCESS;
 		break;
 	case -ENOSPC:
-		smp_store_release(&cr->status, IAX_COMP_OUTBUF_OVERFLOW);
+		status = IAX_COMP_OUTBUF_OVERFLOW;
 		break;
 	case -EINVAL:
-		smp_store_release(&cr->status, IAX_COMP_INVALID_SIZE);
+		status = IAX_COMP_INVALID_SIZE;
 		break;
 	default:
-		smp_store_release(&cr->status, IAX_COMP_ANALYTICS_ERROR);
+		status = IAX_COMP_ANALYTICS_ERROR;
 		break;
 	}
+	/*
+	 * The status byte is written last, as the device does: a poller that
+	 * reads it with acquire sees every other field of the record.
+	 */
+	smp_store_release(&cr->status, status);
 }

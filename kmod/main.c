@@ -17,6 +17,7 @@ static bool selftest;
 module_param(selftest, bool, 0444);
 MODULE_PARM_DESC(selftest, "Run the self-tests at load (KTAP in debugfs selftest_results)");
 
+/* Serialises writers of zbatch_cfg and of WQ in-service flags. */
 DEFINE_MUTEX(zbatch_cfg_lock);
 struct zbatch_config zbatch_cfg = {
 	.codec = ZBATCH_CODEC_LZ4,

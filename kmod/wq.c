@@ -23,7 +23,7 @@
 static unsigned int devices;
 module_param(devices, uint, 0444);
 MODULE_PARM_DESC(devices, "Modelled IAA devices (0: one per NUMA node, max 64)");
-static unsigned int engines = 0;
+static unsigned int engines;
 module_param(engines, uint, 0444);
 MODULE_PARM_DESC(engines, "Engines per device (0: CPUs of its node, at most 8)");
 static unsigned int wqs = 1;
@@ -126,7 +126,8 @@ static int engine_fn(void *data)
 		req = engine_next(dev);
 		if (!req) {
 			wait_event_interruptible_exclusive(dev->engine_wait,
-				dev_has_work(dev) || kthread_should_stop());
+							   dev_has_work(dev) ||
+							   kthread_should_stop());
 			continue;
 		}
 		zbatch_execute(&e->ctx, req);

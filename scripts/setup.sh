@@ -9,7 +9,8 @@ PKGS=(
 	build-essential cmake pkg-config kmod xz-utils cpio
 	qemu-system-x86 busybox-static
 	libkmod-dev libfmt-dev libcli11-dev libaccel-config-dev uuid-dev
-	libgtest-dev libgmock-dev zlib1g-dev liblz4-dev libzstd-dev
+	libgtest-dev libgmock-dev zlib1g-dev liblz4-dev libzstd-dev liblzo2-dev
+	shellcheck linux-source-6.12
 	gnuplot-nox
 )
 

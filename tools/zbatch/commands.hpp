@@ -21,5 +21,6 @@ struct GlobalOptions {
 using Action = std::function<Result<int>()>;
 
 void add_status(CLI::App &app, const GlobalOptions &g, Action &action);
+void add_bench(CLI::App &app, const GlobalOptions &g, Action &action);
 
 } // namespace zbatch::cli

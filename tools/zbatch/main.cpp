@@ -27,6 +27,7 @@ int main(int argc, char **argv)
 
 	cli::Action action;
 	cli::add_status(app, g, action);
+	cli::add_bench(app, g, action);
 
 	try {
 		app.parse(argc, argv);

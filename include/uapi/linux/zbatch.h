@@ -35,8 +35,8 @@ enum zbatch_op {
 #define ZBATCH_MAX_BATCH	64
 
 /* struct zbatch_ioc_batch.flags */
-#define ZBATCH_F_NO_FALLBACK	(1U << 0)	/* report -ETIMEDOUT, no sw rerun */
-#define ZBATCH_F_ONE_BY_ONE	(1U << 1)	/* submit and wait per request */
+#define ZBATCH_F_NO_FALLBACK	0x1U	/* report -ETIMEDOUT, no sw rerun */
+#define ZBATCH_F_ONE_BY_ONE	0x2U	/* submit and wait per request */
 #define ZBATCH_F_ALL		(ZBATCH_F_NO_FALLBACK | ZBATCH_F_ONE_BY_ONE)
 
 /* One request of a batch. */
