@@ -387,6 +387,9 @@ int zbatch_poll(struct zbatch_batch *batch)
 		if (atomic_read_acquire(&req->state) == ZBATCH_REQ_DONE)
 			continue;
 		check_timeout(batch, req, now, limit);
+		/* a stalled WQ models a hung device: nothing comes back early */
+		if (req->wq && READ_ONCE(req->wq->stalled))
+			continue;
 		if (take_back(req)) {
 			zbatch_stat_add(&zbatch_gstats, ZST_HELPED, 1);
 			run_here(req);

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+// Helpers shared by the guest tests.
+#pragma once
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+
+#include "zbatch/sysfs.hpp"
+
+namespace vmtest {
+
+struct Cmd {
+	int status;
+	std::string output;
+};
+
+inline Cmd run(const std::string &cmd)
+{
+	Cmd r{-1, {}};
+	FILE *p = ::popen((cmd + " 2>&1").c_str(), "r");
+	if (!p)
+		return r;
+	std::array<char, 512> buf;
+	size_t n;
+	while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
+		r.output.append(buf.data(), n);
+	int st = ::pclose(p);
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return r;
+}
+
+inline const std::string kKo = std::string(ZBATCH_SOURCE_DIR) + "/kmod/zbatch.ko";
+inline const std::string kCli = ZBATCH_CLI;
+inline const std::string kSys = "/sys/kernel/zbatch";
+inline const std::string kDbg = "/sys/kernel/debug/zbatch";
+
+// Writes a sysfs value; returns 0 or the errno the kernel gave.
+inline int sysfs_write(const std::string &path, const std::string &v)
+{
+	zbatch::SysfsTree t;
+	auto r = t.write(path, v);
+	return r ? 0 : r.error().code;
+}
+
+inline std::string sysfs_read(const std::string &path)
+{
+	zbatch::SysfsTree t;
+	auto r = t.read(path);
+	return r ? *r : std::string("<") + r.error().message + ">";
+}
+
+// The bracketed choice of a list attribute: "a [b] c" -> "b".
+inline std::string choice(const std::string &v)
+{
+	auto l = v.find('['), r = v.find(']');
+	return l == std::string::npos ? v : v.substr(l + 1, r - l - 1);
+}
+
+} // namespace vmtest
