@@ -14,10 +14,8 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
+#include "abi.h"
 #include "internal.h"
-
-#define BATCH_V1_SIZE	offsetofend(struct zbatch_ioc_batch, reserved)
-#define INFO_V1_SIZE	offsetofend(struct zbatch_ioc_info, default_codec)
 
 struct ioc_job {
 	struct zbatch_batch batch;
@@ -27,31 +25,18 @@ struct ioc_job {
 	void *out[ZBATCH_MAX_BATCH];
 };
 
-static bool overlaps(u64 a, u32 alen, u64 b, u32 blen)
-{
-	return a < b + blen && b < a + alen;
-}
-
-/* Every check a user can fail, before any memory is touched. */
+/* Pure checks (abi.c), then whether userspace may hand us the buffers. */
 static int check_reqs(const struct zbatch_ioc_req *r, unsigned int n)
 {
-	unsigned int i, j;
+	unsigned int i;
+	int ret = zbatch_abi_check_reqs(r, n);
 
-	for (i = 0; i < n; i++) {
-		if (r[i].reserved || !r[i].src_len || !r[i].dst_len ||
-		    r[i].src_len > ZBATCH_MAX_LEN || r[i].dst_len > ZBATCH_MAX_LEN)
-			return -EINVAL;
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
 		if (!access_ok(u64_to_user_ptr(r[i].src), r[i].src_len) ||
 		    !access_ok(u64_to_user_ptr(r[i].dst), r[i].dst_len))
 			return -EFAULT;
-		if (overlaps(r[i].src, r[i].src_len, r[i].dst, r[i].dst_len))
-			return -EINVAL;
-		for (j = 0; j < i; j++)
-			if (overlaps(r[i].dst, r[i].dst_len, r[j].dst, r[j].dst_len) ||
-			    overlaps(r[i].dst, r[i].dst_len, r[j].src, r[j].src_len) ||
-			    overlaps(r[j].dst, r[j].dst_len, r[i].src, r[i].src_len))
-				return -EINVAL;
-	}
 	return 0;
 }
 
@@ -105,17 +90,14 @@ static long ioc_submit(void __user *arg)
 
 	if (get_user(size, (u32 __user *)arg))
 		return -EFAULT;
-	if (size < BATCH_V1_SIZE)
+	if (size < ZBATCH_BATCH_V1_SIZE)
 		return -EINVAL;
 	ret = copy_struct_from_user(&b, sizeof(b), arg, size);
 	if (ret)
 		return ret;	/* -E2BIG: unknown non-zero trailing fields */
-	if (b.req_size != sizeof(struct zbatch_ioc_req) || b.reserved ||
-	    (b.op != ZBATCH_OP_COMPRESS && b.op != ZBATCH_OP_DECOMPRESS) ||
-	    b.codec >= ZBATCH_CODEC_NR || (b.flags & ~ZBATCH_F_ALL))
-		return -EINVAL;
-	if (!b.nr_reqs || b.nr_reqs > ZBATCH_MAX_BATCH)
-		return -EINVAL;
+	ret = zbatch_abi_check_batch(&b);
+	if (ret)
+		return ret;
 
 	job = kzalloc(sizeof(*job), GFP_KERNEL);
 	if (!job)
@@ -180,7 +162,7 @@ static long ioc_info(void __user *arg)
 
 	if (get_user(size, (u32 __user *)arg))
 		return -EFAULT;
-	if (size < INFO_V1_SIZE)
+	if (size < ZBATCH_INFO_V1_SIZE)
 		return -EINVAL;
 	info.size = sizeof(info);
 	info.abi_version = ZBATCH_ABI_VERSION;

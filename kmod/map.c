@@ -70,14 +70,14 @@ int zbatch_map_local(const struct zbatch_topo *t, unsigned int cpu)
 	if (cpu >= t->nr_cpus || t->cpu_node[cpu] < 0 || t->nr_devs == 0)
 		return -1;
 	node = t->cpu_node[cpu];
-	ndev = node_devs(t, node);
-	if (ndev == 0) {
-		node = -1;
-		ndev = t->nr_devs;
-	}
 	core_rank(t, cpu, node, &rank, &cores);
 	if (cores == 0)
 		return -1;
+	ndev = node_devs(t, node);
+	if (ndev == 0) {
+		node = -1;	/* spread this node's cores over every device */
+		ndev = t->nr_devs;
+	}
 	return nth_dev(t, node, (unsigned int)((unsigned long long)rank * ndev / cores));
 }
 

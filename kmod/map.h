@@ -17,7 +17,7 @@ struct zbatch_topo {
 /*
  * Device serving @cpu's local WQs: the cores of a node are spread evenly
  * over that node's devices in core order, so SMT siblings share a device;
- * a node without devices uses every device, cores ranked system-wide.
+ * the cores of a node without devices are spread over every device.
  * Returns -1 when there is no device or @cpu is absent.
  */
 int zbatch_map_local(const struct zbatch_topo *t, unsigned int cpu);
