@@ -6,7 +6,7 @@ set -Eeuo pipefail
 
 PIN_ABI="${ZBATCH_KABI:-6.12.117+deb12-amd64}"
 PKGS=(
-	build-essential cmake pkg-config kmod xz-utils cpio
+	build-essential cmake pkg-config kmod xz-utils cpio bc
 	qemu-system-x86 busybox-static
 	libkmod-dev libfmt-dev libcli11-dev libaccel-config-dev uuid-dev
 	libgtest-dev libgmock-dev zlib1g-dev liblz4-dev libzstd-dev liblzo2-dev
