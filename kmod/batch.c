@@ -214,7 +214,14 @@ void zbatch_req_complete(struct zbatch_req *req)
 /* Run @req in the calling context (fallback, helping or inline). */
 static void run_here(struct zbatch_req *req)
 {
-	struct zbatch_ctx *ctx = zbatch_ctx_get();
+	struct zbatch_ctx *ctx = req->batch->ctx;
+
+	if (ctx) {
+		zbatch_execute(ctx, req);
+		zbatch_req_complete(req);
+		return;
+	}
+	ctx = zbatch_ctx_get();
 
 	if (!ctx) {
 		req->status = -ENOMEM;
@@ -268,6 +275,12 @@ static void submit_one(struct zbatch_req *req)
 		return;
 	}
 	build_desc(req);
+	if (req->batch->flags & ZBATCH_F_INLINE) {
+		zbatch_stat_add(&zbatch_gstats, ZST_INLINE, 1);
+		atomic_set(&req->state, ZBATCH_REQ_RUNNING);
+		run_here(req);
+		return;
+	}
 	wq = zbatch_wq_pick(req->op);
 	for (tries = 0; wq && tries < ZBATCH_ENQ_RETRIES; tries++) {
 		req->wq = wq;
@@ -301,7 +314,7 @@ int zbatch_submit(struct zbatch_batch *batch)
 	unsigned int codec = batch->codec;
 
 	if (!batch->nr || batch->nr > ZBATCH_MAX_BATCH ||
-	    (batch->flags & ~ZBATCH_F_ALL))
+	    (batch->flags & ~(ZBATCH_F_ALL | ZBATCH_F_INLINE)))
 		return -EINVAL;
 	if (codec == ZBATCH_CODEC_DEFAULT)
 		codec = READ_ONCE(zbatch_cfg.codec);

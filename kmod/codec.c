@@ -282,6 +282,21 @@ void zbatch_ctx_free(struct zbatch_ctx *ctx)
 	ctx->verify_buf = NULL;
 }
 
+int zbatch_ctx_prepare(struct zbatch_ctx *ctx, unsigned int id)
+{
+	if (!zbatch_codec(id))
+		return -EINVAL;
+	if (!ctx_wrk(ctx, id))
+		return -ENOMEM;
+	if (!ctx->verify_buf)
+		ctx->verify_buf = kvmalloc(ZBATCH_MAX_LEN, GFP_KERNEL);
+	if (!ctx->verify_buf) {
+		zbatch_ctx_free(ctx);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /*
  * Submitter contexts: a pool that grows to the number of concurrent
  * submitters running descriptors themselves.

@@ -54,6 +54,7 @@ enum zbatch_stat {
 	ZST_TIMEOUTS,
 	ZST_SW_FALLBACKS,	/* ran in the submitter: WQ full/none/timed out */
 	ZST_HELPED,		/* queued ones run by the waiting submitter */
+	ZST_INLINE,		/* run on the calling CPU by request (acomp) */
 	ZST_ERR_NOSPC,
 	ZST_ERR_BADMSG,
 	ZST_ERR_INVAL,
@@ -104,6 +105,8 @@ struct zbatch_ctx {
 const struct zbatch_codec_ops *zbatch_codec(unsigned int id);
 int zbatch_codec_by_name(const char *name);
 void zbatch_ctx_free(struct zbatch_ctx *ctx);
+/* Allocate @codec's workspace and the verify buffer now (may sleep). */
+int zbatch_ctx_prepare(struct zbatch_ctx *ctx, unsigned int codec);
 /* Runs req->desc with ctx; fills req->status and req->produced. */
 void zbatch_execute(struct zbatch_ctx *ctx, struct zbatch_req *req);
 struct zbatch_ctx *zbatch_ctx_get(void);
@@ -182,6 +185,9 @@ int zbatch_sysfs_create(struct kobject **kobj);
 void zbatch_sysfs_destroy(struct kobject *kobj);
 void zbatch_debugfs_create(void);
 void zbatch_debugfs_destroy(void);
+int zbatch_acomp_create(void);
+void zbatch_acomp_destroy(void);
+extern bool zbatch_acomp_inline;
 int zbatch_chardev_create(void);
 void zbatch_chardev_destroy(void);
 int zbatch_selftest_run(void);

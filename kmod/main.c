@@ -42,6 +42,9 @@ static int __init zbatch_init(void)
 	ret = zbatch_chardev_create();
 	if (ret)
 		goto err_wq;
+	ret = zbatch_acomp_create();
+	if (ret)
+		goto err_chardev;
 	zbatch_debugfs_create();
 	pr_info("version %s: %u device(s), batch size %u\n", ZBATCH_VERSION,
 		zbatch_nr_devs, zbatch_batch_size());
@@ -49,6 +52,8 @@ static int __init zbatch_init(void)
 		zbatch_selftest_run();
 	return 0;
 
+err_chardev:
+	zbatch_chardev_destroy();
 err_wq:
 	zbatch_wq_destroy();
 err_sysfs:
@@ -59,6 +64,7 @@ err_sysfs:
 static void __exit zbatch_exit(void)
 {
 	zbatch_debugfs_destroy();
+	zbatch_acomp_destroy();
 	zbatch_chardev_destroy();
 	zbatch_wq_destroy();
 	zbatch_ctx_pool_destroy();

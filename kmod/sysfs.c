@@ -136,6 +136,26 @@ static ssize_t verify_compress_store(struct kobject *k, struct kobj_attribute *a
 	return len;
 }
 
+static ssize_t acomp_inline_show(struct kobject *k, struct kobj_attribute *a,
+				 char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(zbatch_acomp_inline));
+}
+
+static ssize_t acomp_inline_store(struct kobject *k, struct kobj_attribute *a,
+				  const char *buf, size_t len)
+{
+	bool v;
+	int ret = kstrtobool(buf, &v);
+
+	if (ret)
+		return ret;
+	mutex_lock(&zbatch_cfg_lock);
+	WRITE_ONCE(zbatch_acomp_inline, v);
+	mutex_unlock(&zbatch_cfg_lock);
+	return len;
+}
+
 static ssize_t timeout_ms_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 {
 	return sysfs_emit(buf, "%u\n", READ_ONCE(zbatch_cfg.timeout_ms));
@@ -184,6 +204,7 @@ static struct kobj_attribute sync_mode_attr = __ATTR_RW(sync_mode);
 static struct kobj_attribute policy_attr = __ATTR_RW(policy);
 static struct kobj_attribute verify_compress_attr = __ATTR_RW(verify_compress);
 static struct kobj_attribute timeout_ms_attr = __ATTR_RW(timeout_ms);
+static struct kobj_attribute acomp_inline_attr = __ATTR_RW(acomp_inline);
 static struct kobj_attribute batch_size_attr = __ATTR_RO(batch_size);
 static struct kobj_attribute max_batch_attr = __ATTR_RO(max_batch);
 static struct kobj_attribute max_len_attr = __ATTR_RO(max_len);
@@ -197,6 +218,7 @@ static struct attribute *zbatch_attrs[] = {
 	&policy_attr.attr,
 	&verify_compress_attr.attr,
 	&timeout_ms_attr.attr,
+	&acomp_inline_attr.attr,
 	&batch_size_attr.attr,
 	&max_batch_attr.attr,
 	&max_len_attr.attr,

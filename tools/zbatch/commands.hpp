@@ -22,5 +22,6 @@ using Action = std::function<Result<int>()>;
 
 void add_status(CLI::App &app, const GlobalOptions &g, Action &action);
 void add_bench(CLI::App &app, const GlobalOptions &g, Action &action);
+void add_swap(CLI::App &app, const GlobalOptions &g, Action &action);
 
 } // namespace zbatch::cli

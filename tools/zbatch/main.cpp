@@ -28,6 +28,7 @@ int main(int argc, char **argv)
 	cli::Action action;
 	cli::add_status(app, g, action);
 	cli::add_bench(app, g, action);
+	cli::add_swap(app, g, action);
 
 	try {
 		app.parse(argc, argv);

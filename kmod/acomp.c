@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * acomp algorithms over the batch core, for zswap and any crypto API user:
+ * deflate-zbatch, lz4-zbatch, zstd-zbatch and lzo-zbatch.
+ *
+ * Names and priority: the generic algorithms have priority 0 and the
+ * crypto API breaks ties in favour of the newest registration, so a
+ * zbatch algorithm named after its base algorithm would take over
+ * "deflate" (or the built-in "lzo", zswap's default) at any priority.
+ * By default (acomp_priority=0) each algorithm is therefore registered
+ * under its driver name only ("lz4-zbatch" as both cra_name and
+ * cra_driver_name): it is used only when asked for by that name, e.g.
+ * echo lz4-zbatch > /sys/module/zswap/parameters/compressor. With
+ * acomp_priority=N (N >= 1) the base name is the cra_name at priority N:
+ * a deliberate takeover, and the crypto manager then runs the base
+ * algorithm's test vectors on it at registration.
+ *
+ * Every call is one request through the batch core, inline on the calling
+ * CPU with the transform's own preallocated workspace (acomp_inline=1,
+ * the default), or through the engines. Decompression never fails on data
+ * zbatch produced for want of memory or an engine: workspaces exist
+ * before the first call, and a failed engine run is redone inline.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <crypto/internal/acompress.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+
+#include "internal.h"
+
+static unsigned int acomp_priority;
+module_param(acomp_priority, uint, 0444);
+MODULE_PARM_DESC(acomp_priority,
+		 "0: acomp algorithms only by driver name (default); N>0: base name at priority N (takes over e.g. \"deflate\")");
+
+bool zbatch_acomp_inline = true;
+
+/* Per transform: zswap uses one per CPU, serialised by its own mutex. */
+struct zb_tfm {
+	unsigned int codec;
+	struct zbatch_ctx ctx;
+};
+
+struct zb_req {
+	struct zbatch_batch batch;
+	struct zbatch_req req;
+};
+
+static void *sg_linear(struct scatterlist *sg, unsigned int len)
+{
+	/* one segment with a kernel address: zswap's and testmgr's case */
+	if (!sg || !sg_is_last(sg) || sg->length < len || PageHighMem(sg_page(sg)))
+		return NULL;
+	return sg_virt(sg);
+}
+
+static int zb_run(struct acomp_req *areq, enum zbatch_op op)
+{
+	struct crypto_acomp *tfm = crypto_acomp_reqtfm(areq);
+	struct zb_tfm *t = acomp_tfm_ctx(tfm);
+	struct zb_req *r = acomp_request_ctx(areq);
+	void *src = sg_linear(areq->src, areq->slen);
+	void *dst = sg_linear(areq->dst, areq->dlen);
+	unsigned int dlen = min_t(unsigned int, areq->dlen, ZBATCH_MAX_LEN);
+	bool inline_run = READ_ONCE(zbatch_acomp_inline);
+	int ret;
+
+	if (!src || !dst || !areq->slen || areq->slen > ZBATCH_MAX_LEN || !dlen)
+		return -EINVAL;
+	zbatch_req_init(&r->req, op, src, areq->slen, dst, dlen);
+	zbatch_batch_init(&r->batch, t->codec, inline_run ? ZBATCH_F_INLINE : 0);
+	r->batch.ctx = &t->ctx;
+	zbatch_batch_add(&r->batch, &r->req);
+	ret = zbatch_submit(&r->batch);
+	if (ret == -EINPROGRESS)
+		ret = zbatch_wait(&r->batch);
+	/*
+	 * zswap BUG()s on a failed decompress: an engine-side failure is
+	 * redone here with the software codec before anything is reported.
+	 */
+	if (ret && op == ZBATCH_OP_DECOMPRESS && !inline_run) {
+		zbatch_stat_add(&zbatch_gstats, ZST_SW_FALLBACKS, 1);
+		zbatch_req_init(&r->req, op, src, areq->slen, dst, dlen);
+		zbatch_batch_init(&r->batch, t->codec, ZBATCH_F_INLINE);
+		r->batch.ctx = &t->ctx;
+		zbatch_batch_add(&r->batch, &r->req);
+		ret = zbatch_submit(&r->batch);
+	}
+	if (ret)
+		return ret;
+	areq->dlen = r->req.produced;
+	return 0;
+}
+
+static int zb_compress(struct acomp_req *areq)
+{
+	return zb_run(areq, ZBATCH_OP_COMPRESS);
+}
+
+static int zb_decompress(struct acomp_req *areq)
+{
+	return zb_run(areq, ZBATCH_OP_DECOMPRESS);
+}
+
+static int zb_init(struct crypto_acomp *tfm, unsigned int codec)
+{
+	struct zb_tfm *t = acomp_tfm_ctx(tfm);
+
+	t->codec = codec;
+	/* everything a call may need, now, where sleeping is allowed */
+	return zbatch_ctx_prepare(&t->ctx, codec);
+}
+
+static void zb_exit(struct crypto_acomp *tfm)
+{
+	zbatch_ctx_free(&((struct zb_tfm *)acomp_tfm_ctx(tfm))->ctx);
+}
+
+#define ZB_ALG_INIT(pfx, id) \
+	static int zb_init_##pfx(struct crypto_acomp *tfm) \
+	{ \
+		return zb_init(tfm, id); \
+	}
+ZB_ALG_INIT(deflate, ZBATCH_CODEC_DEFLATE)
+ZB_ALG_INIT(lz4, ZBATCH_CODEC_LZ4)
+ZB_ALG_INIT(zstd, ZBATCH_CODEC_ZSTD)
+ZB_ALG_INIT(lzo, ZBATCH_CODEC_LZO)
+
+#define ZB_ALG(pfx) { \
+	.compress = zb_compress, \
+	.decompress = zb_decompress, \
+	.init = zb_init_##pfx, \
+	.exit = zb_exit, \
+	.reqsize = sizeof(struct zb_req), \
+	.base = { \
+		.cra_driver_name = #pfx "-zbatch", \
+		.cra_ctxsize = sizeof(struct zb_tfm), \
+		.cra_module = THIS_MODULE, \
+	}, \
+}
+
+static struct acomp_alg zb_algs[] = {
+	ZB_ALG(deflate), ZB_ALG(lz4), ZB_ALG(zstd), ZB_ALG(lzo),
+};
+
+static const char *const zb_base[] = { "deflate", "lz4", "zstd", "lzo" };
+
+int zbatch_acomp_create(void)
+{
+	unsigned int i;
+	int ret;
+
+	if (acomp_priority > 1000) {
+		pr_err("invalid acomp_priority=%u (0..1000)\n", acomp_priority);
+		return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(zb_algs); i++) {
+		struct crypto_alg *a = &zb_algs[i].base;
+
+		if (acomp_priority)
+			strscpy(a->cra_name, zb_base[i], sizeof(a->cra_name));
+		else
+			strscpy(a->cra_name, a->cra_driver_name, sizeof(a->cra_name));
+		a->cra_priority = acomp_priority;
+	}
+	ret = crypto_register_acomps(zb_algs, ARRAY_SIZE(zb_algs));
+	if (ret)
+		pr_err("cannot register the acomp algorithms: %d\n", ret);
+	return ret;
+}
+
+void zbatch_acomp_destroy(void)
+{
+	crypto_unregister_acomps(zb_algs, ARRAY_SIZE(zb_algs));
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "zbatch/workload.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "zbatch/sysfs.hpp"
+
+namespace zbatch {
+
+std::map<std::string, int64_t> parse_kv(const std::string &text)
+{
+	std::map<std::string, int64_t> m;
+	std::istringstream in(text);
+	std::string k;
+	int64_t v;
+	while (in >> k >> v)
+		m[k] = v;
+	return m;
+}
+
+namespace {
+
+constexpr size_t kPage = 4096;
+
+// Child: fill, sleep, verify. Writes "write_us read_us bad" to @fd.
+[[noreturn]] void child(const WorkloadConfig &cfg, unsigned int id, const std::vector<uint8_t> &tmpl,
+			int fd)
+{
+	using clk = std::chrono::steady_clock;
+	size_t len = cfg.bytes_per_proc;
+	auto *mem = static_cast<uint8_t *>(mmap(nullptr, len, PROT_READ | PROT_WRITE,
+						 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+	if (mem == MAP_FAILED)
+		_exit(3);
+	// page i of process id holds template page (i * 7 + id) mod n, with
+	// its first 8 bytes replaced by i: every page differs, all checkable
+	size_t tpages = tmpl.size() / kPage, pages = len / kPage;
+	auto expect = [&](size_t i, uint8_t *out) {
+		std::memcpy(out, tmpl.data() + ((i * 7 + id) % tpages) * kPage, kPage);
+		uint64_t tag = (uint64_t(id) << 48) | i;
+		std::memcpy(out, &tag, sizeof(tag));
+	};
+	auto t0 = clk::now();
+	for (size_t i = 0; i < pages; i++)
+		expect(i, mem + i * kPage);
+	auto t1 = clk::now();
+	if (cfg.sleep_ms)
+		std::this_thread::sleep_for(std::chrono::milliseconds(cfg.sleep_ms));
+	uint64_t bad = 0;
+	std::vector<uint8_t> want(kPage);
+	auto t2 = clk::now();
+	for (unsigned int p = 0; p < cfg.passes; p++)
+		for (size_t i = 0; i < pages; i++) {
+			expect(i, want.data());
+			if (std::memcmp(want.data(), mem + i * kPage, kPage))
+				for (size_t b = 0; b < kPage; b++)
+					bad += want[b] != mem[i * kPage + b];
+		}
+	auto t3 = clk::now();
+	auto us = [](auto d) { return std::chrono::duration_cast<std::chrono::microseconds>(d).count(); };
+	auto line = fmt::format("{} {} {}\n", us(t1 - t0), us(t3 - t2), bad);
+	if (write(fd, line.data(), line.size()) < 0)
+		_exit(4);
+	_exit(0);
+}
+
+} // namespace
+
+Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
+{
+	SysfsTree tree(cfg.sysroot);
+	if (cfg.procs < 1 || cfg.bytes_per_proc < kPage)
+		return fail(EINVAL, "workload needs at least 1 process and 1 page");
+	std::vector<uint8_t> tmpl;
+	size_t tlen = 1024 * kPage;
+	if (!cfg.corpus.empty()) {
+		auto c = load_corpus(cfg.corpus, tlen);
+		if (!c)
+			return std::unexpected(c.error());
+		tmpl = std::move(*c);
+	} else {
+		tmpl = generate(cfg.pattern, tlen, 7);
+	}
+	std::string thp_old;
+	const std::string thp_path = "/sys/kernel/mm/transparent_hugepage/enabled";
+	if (!cfg.thp.empty()) {
+		auto cur = tree.read(thp_path);
+		if (!cur)
+			return std::unexpected(cur.error());
+		auto l = cur->find('['), r = cur->find(']');
+		thp_old = cur->substr(l + 1, r - l - 1);
+		if (auto w = tree.write(thp_path, cfg.thp); !w)
+			return fail(EINVAL, fmt::format("--thp {}: {}", cfg.thp, w.error().message));
+	}
+	std::string cg;
+	if (!cfg.cgroup.empty()) {
+		cg = "/sys/fs/cgroup/" + cfg.cgroup;
+		std::error_code ec;
+		std::filesystem::create_directory(tree.resolve(cg), ec);
+		if (ec)
+			return fail(ec.value(), fmt::format("cannot create cgroup {}: {}", cg, ec.message()));
+		if (!cfg.memory_max.empty())
+			if (auto w = tree.write(cg + "/memory.max", cfg.memory_max); !w)
+				return fail(EINVAL, fmt::format("memory.max {}: {}", cfg.memory_max,
+								w.error().message));
+	}
+	auto vm0 = parse_kv(tree.read("/proc/vmstat").value_or(""));
+	auto ms0 = cg.empty() ? std::map<std::string, int64_t>{} :
+		   parse_kv(tree.read(cg + "/memory.stat").value_or(""));
+	auto start = std::chrono::steady_clock::now();
+	struct rusage ru0;
+	getrusage(RUSAGE_CHILDREN, &ru0);
+
+	std::vector<pid_t> pids;
+	std::vector<int> fds;
+	for (unsigned int i = 0; i < cfg.procs; i++) {
+		int p[2];
+		if (pipe(p))
+			return fail(errno, "pipe failed");
+		pid_t pid = fork();
+		if (pid < 0)
+			return fail(errno, "fork failed");
+		if (pid == 0) {
+			close(p[0]);
+			if (!cg.empty()) {
+				std::ofstream(tree.resolve(cg + "/cgroup.procs")) << getpid() << "\n";
+			}
+			child(cfg, i, tmpl, p[1]);
+		}
+		close(p[1]);
+		pids.push_back(pid);
+		fds.push_back(p[0]);
+	}
+	WorkloadResult res;
+	std::string failure;
+	auto deadline = start + std::chrono::seconds(cfg.timeout_s);
+	for (size_t i = 0; i < pids.size(); i++) {
+		int st = 0;
+		for (;;) {
+			pid_t r = waitpid(pids[i], &st, WNOHANG);
+			if (r == pids[i])
+				break;
+			if (std::chrono::steady_clock::now() > deadline) {
+				for (auto p : pids)
+					kill(p, SIGKILL);
+				waitpid(pids[i], &st, 0);
+				failure = fmt::format("timed out after {} s", cfg.timeout_s);
+				break;
+			}
+			std::this_thread::sleep_for(std::chrono::milliseconds(20));
+		}
+		char buf[128] = {};
+		ssize_t n = read(fds[i], buf, sizeof(buf) - 1);
+		close(fds[i]);
+		long long wus = 0, rus = 0;
+		unsigned long long bad = 0;
+		if (failure.empty() && (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || n <= 0 ||
+					sscanf(buf, "%lld %lld %llu", &wus, &rus, &bad) != 3))
+			failure = fmt::format("process {} failed (status {:#x}{})", i, st,
+					      WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL ?
+					      ", killed: out of memory?" : "");
+		double mb = cfg.bytes_per_proc / 1024.0;
+		res.write_kbps += wus ? mb / (wus / 1e6) / cfg.procs : 0;
+		res.read_kbps += rus ? mb * cfg.passes / (rus / 1e6) / cfg.procs : 0;
+		res.bad_bytes += bad;
+	}
+	res.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+	struct rusage ru1;
+	getrusage(RUSAGE_CHILDREN, &ru1);
+	auto secs = [](const timeval &a, const timeval &b) {
+		return (b.tv_sec - a.tv_sec) + (b.tv_usec - a.tv_usec) / 1e6;
+	};
+	res.sys_s = secs(ru0.ru_stime, ru1.ru_stime);
+	res.user_s = secs(ru0.ru_utime, ru1.ru_utime);
+	auto vm1 = parse_kv(tree.read("/proc/vmstat").value_or(""));
+	for (const char *k : {"zswpout", "zswpin", "zswpwb", "pswpout", "pswpin"})
+		res.vmstat_delta[k] = vm1[k] - vm0[k];
+	if (!cg.empty()) {
+		auto ms1 = parse_kv(tree.read(cg + "/memory.stat").value_or(""));
+		for (const char *k : {"zswap", "zswapped", "zswpout", "zswpin", "pswpout", "pswpin"})
+			res.memstat_delta[k] = ms1[k] - ms0[k];
+		std::error_code ec;
+		std::filesystem::remove(tree.resolve(cg), ec);
+	}
+	if (!thp_old.empty())
+		(void)tree.write(thp_path, thp_old);
+	if (!failure.empty())
+		return fail(EIO, "workload: " + failure);
+	return res;
+}
+
+} // namespace zbatch

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+// A usemem-style swap workload: N processes each write a pattern into
+// anonymous memory, optionally sleep, then read every byte back and check
+// it. Run in an optional cgroup v2 group; reports usemem-style throughput
+// and the zswap / cgroup counters it moved.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "zbatch/error.hpp"
+#include "zbatch/pattern.hpp"
+
+namespace zbatch {
+
+struct WorkloadConfig {
+	unsigned int procs = 1;
+	size_t bytes_per_proc = 64ull << 20;
+	Pattern pattern = Pattern::Mixed;
+	std::string corpus;		// file used instead of the pattern
+	unsigned int passes = 2;	// read-back passes after the write
+	unsigned int sleep_ms = 0;	// between write and read-back
+	std::string cgroup;		// cgroup v2 group to create and use ("" none)
+	std::string memory_max;		// its memory.max ("" = unlimited)
+	std::string thp;		// "always", "madvise", "never" or "" (leave)
+	unsigned int timeout_s = 600;
+	std::string sysroot = "/";	// for /proc and /sys (tests)
+};
+
+struct WorkloadResult {
+	double elapsed_s = 0;
+	double sys_s = 0;		// children's system time
+	double user_s = 0;
+	double write_kbps = 0;		// per process, as usemem reports
+	double read_kbps = 0;
+	uint64_t bad_bytes = 0;		// bytes that read back wrong
+	std::map<std::string, int64_t> vmstat_delta;	// zswpout, zswpin, pswpout...
+	std::map<std::string, int64_t> memstat_delta;	// the cgroup's memory.stat
+};
+
+Result<WorkloadResult> run_workload(const WorkloadConfig &cfg);
+
+// /proc/vmstat-style "key value" lines into a map.
+std::map<std::string, int64_t> parse_kv(const std::string &text);
+
+} // namespace zbatch
