@@ -36,9 +36,10 @@ namespace {
 
 constexpr size_t kPage = 4096;
 
-// Child: fill, sleep, verify. Writes "write_us read_us bad" to @fd.
+// Child: fill, say "W", wait for the go byte on @go, sleep, verify.
+// Writes "write_us read_us bad" to @fd.
 [[noreturn]] void child(const WorkloadConfig &cfg, unsigned int id, const std::vector<uint8_t> &tmpl,
-			int fd)
+			int fd, int go)
 {
 	using clk = std::chrono::steady_clock;
 	size_t len = cfg.bytes_per_proc;
@@ -58,6 +59,9 @@ constexpr size_t kPage = 4096;
 	for (size_t i = 0; i < pages; i++)
 		expect(i, mem + i * kPage);
 	auto t1 = clk::now();
+	char c;
+	if (write(fd, "W", 1) != 1 || read(go, &c, 1) != 1)
+		_exit(5);
 	if (cfg.sleep_ms)
 		std::this_thread::sleep_for(std::chrono::milliseconds(cfg.sleep_ms));
 	uint64_t bad = 0;
@@ -126,7 +130,10 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 	getrusage(RUSAGE_CHILDREN, &ru0);
 
 	std::vector<pid_t> pids;
-	std::vector<int> fds;
+	std::vector<int> fds, gos;
+	int go[2];
+	if (pipe(go))
+		return fail(errno, "pipe failed");
 	for (unsigned int i = 0; i < cfg.procs; i++) {
 		int p[2];
 		if (pipe(p))
@@ -136,17 +143,33 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 			return fail(errno, "fork failed");
 		if (pid == 0) {
 			close(p[0]);
+			close(go[1]);
 			if (!cg.empty()) {
 				std::ofstream(tree.resolve(cg + "/cgroup.procs")) << getpid() << "\n";
 			}
-			child(cfg, i, tmpl, p[1]);
+			child(cfg, i, tmpl, p[1], go[0]);
 		}
 		close(p[1]);
 		pids.push_back(pid);
 		fds.push_back(p[0]);
 	}
+	close(go[0]);
 	WorkloadResult res;
 	std::string failure;
+	// every process has written its memory (or died: read gives 0)
+	for (int fd : fds) {
+		char c = 0;
+		if (read(fd, &c, 1) != 1 || c != 'W')
+			failure = "a process died while writing its memory";
+	}
+	if (failure.empty() && cfg.between) {
+		if (auto b = cfg.between(); !b)
+			failure = b.error().message;
+	}
+	for (unsigned int i = 0; i < cfg.procs; i++)
+		if (write(go[1], "g", 1) != 1)
+			failure = "cannot release the processes";
+	close(go[1]);
 	auto deadline = start + std::chrono::seconds(cfg.timeout_s);
 	for (size_t i = 0; i < pids.size(); i++) {
 		int st = 0;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -26,6 +27,10 @@ struct WorkloadConfig {
 	std::string thp;		// "always", "madvise", "never" or "" (leave)
 	unsigned int timeout_s = 600;
 	std::string sysroot = "/";	// for /proc and /sys (tests)
+	// Called once every process has written all its memory and before any
+	// reads it back (the processes wait): switch a compressor, read zswap's
+	// pool size, ... An error fails the run after the read-back.
+	std::function<Result<void>()> between;
 };
 
 struct WorkloadResult {

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+// Guest tests: zbatch as zswap's compressor under real swap pressure.
+// Run by scripts/guest-zswap in a small guest (256 MiB) with a swap disk,
+// zswap enabled and kmod/zbatch.ko loaded.
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "vm_util.hpp"
+#include "zbatch/workload.hpp"
+
+using namespace vmtest;
+
+namespace {
+
+const std::string kZswapParam = "/sys/module/zswap/parameters/compressor";
+const std::string kZswapDbg = "/sys/kernel/debug/zswap";
+
+std::map<std::string, int64_t> zbatch_stats()
+{
+	return zbatch::parse_kv(sysfs_read(kDbg + "/stats"));
+}
+
+zbatch::WorkloadConfig workload(size_t mib)
+{
+	zbatch::WorkloadConfig c;
+	c.procs = 2;
+	c.bytes_per_proc = (mib << 20) / 2;
+	c.pattern = zbatch::Pattern::Mixed;
+	c.passes = 1;
+	c.timeout_s = 300;
+	// 4 KiB folios: zswap in 6.12 refuses large ones, and clearing huge
+	// pages under TCG is slow enough to trip the soft-lockup detector
+	c.thp = "never";
+	return c;
+}
+
+std::string proc_crypto_block(const std::string &driver)
+{
+	std::ifstream f("/proc/crypto");
+	std::string line, block, found;
+	while (std::getline(f, line)) {
+		if (line.empty()) {
+			if (block.find("driver       : " + driver + "\n") != std::string::npos)
+				found = block;
+			block.clear();
+		} else {
+			block += line + "\n";
+		}
+	}
+	return found;
+}
+
+} // namespace
+
+class ZswapAlg : public ::testing::TestWithParam<std::string> {};
+
+// The workload swaps several times more than fits; not one byte differs,
+// and every page zswap stored went through zbatch.
+TEST_P(ZswapAlg, SwapWorkloadIntactAndAccounted)
+{
+	const std::string alg = GetParam() + "-zbatch";
+	ASSERT_EQ(sysfs_write(kZswapParam, alg), 0);
+	ASSERT_EQ(sysfs_read(kZswapParam), alg);
+	bool verify = GetParam() == "deflate";	// one codec runs with verify on
+	ASSERT_EQ(sysfs_write(kSys + "/verify_compress", verify ? "1" : "0"), 0);
+	auto before = zbatch_stats();
+	int64_t stored = 0, pool = 0;
+	auto cfg = workload(160);
+	cfg.between = [&]() -> zbatch::Result<void> {
+		stored = std::stoll(sysfs_read(kZswapDbg + "/stored_pages"));
+		pool = std::stoll(sysfs_read(kZswapDbg + "/pool_total_size"));
+		return {};
+	};
+	auto r = zbatch::run_workload(cfg);
+	sysfs_write(kSys + "/verify_compress", "0");
+	ASSERT_TRUE(r) << r.error().message;
+	EXPECT_EQ(r->bad_bytes, 0u);
+	auto after = zbatch_stats();
+	auto d = [&](const char *k) { return after[k] - before[k]; };
+	int64_t zswpout = r->vmstat_delta["zswpout"], zswpin = r->vmstat_delta["zswpin"];
+	EXPECT_GT(zswpout, 10000) << "the workload did not swap through zswap";
+	EXPECT_GT(zswpin, 5000);
+	EXPECT_GT(stored, 5000) << "zswap held few pages between write and read";
+	// every zswap store compresses once, every load or writeback decompresses
+	EXPECT_GE(d("compress_calls"), zswpout);
+	EXPECT_GE(d("decompress_calls"), zswpin);
+	EXPECT_EQ(d("err_verify"), 0);
+	EXPECT_EQ(d("err_badmsg"), 0);
+	EXPECT_EQ(d("timeouts"), 0);
+	RecordProperty("zswpout", std::to_string(zswpout));
+	RecordProperty("ratio_permille", std::to_string(stored ? pool * 1000 / (stored * 4096) : 0));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCodecs, ZswapAlg,
+			 ::testing::Values("deflate", "lz4", "zstd", "lzo"));
+
+// While pages are stored, zswap's compressor changes away and back; the
+// old pool stays until its pages are gone, and nothing is lost. zbatch
+// cannot be unloaded while zswap holds one of its algorithms.
+TEST(Zswap, CompressorSwitchWhileStoredLosesNothing)
+{
+	ASSERT_EQ(sysfs_write(kZswapParam, "lz4-zbatch"), 0);
+	auto cfg = workload(160);
+	std::string rmmod_out;
+	int rmmod_status = -1;
+	cfg.between = [&]() -> zbatch::Result<void> {
+		for (const char *c : {"lzo", "zstd-zbatch", "deflate", "lz4-zbatch"})
+			if (sysfs_write(kZswapParam, c))
+				return zbatch::fail(EINVAL, std::string("cannot switch to ") + c);
+		auto rm = run("rmmod zbatch");
+		rmmod_status = rm.status;
+		rmmod_out = rm.output;
+		return {};
+	};
+	auto r = zbatch::run_workload(cfg);
+	ASSERT_TRUE(r) << r.error().message;
+	EXPECT_EQ(r->bad_bytes, 0u);
+	EXPECT_GT(r->vmstat_delta["zswpin"], 5000);
+	EXPECT_NE(rmmod_status, 0) << "rmmod succeeded while zswap used zbatch";
+	EXPECT_NE(rmmod_out.find("in use"), std::string::npos) << rmmod_out;
+}
+
+// The default names never take over the system's algorithms.
+TEST(Zswap, DefaultRegistrationUsesPrivateNames)
+{
+	for (const char *c : {"deflate", "lz4", "zstd", "lzo"}) {
+		auto b = proc_crypto_block(std::string(c) + "-zbatch");
+		ASSERT_FALSE(b.empty()) << c;
+		EXPECT_NE(b.find(std::string("name         : ") + c + "-zbatch\n"), std::string::npos) << b;
+		EXPECT_NE(b.find("selftest     : passed\n"), std::string::npos) << b;
+		EXPECT_NE(b.find("module       : zbatch\n"), std::string::npos) << b;
+	}
+}
+
+// Unload once zswap let go: its compressor switched away and the pages
+// compressed by zbatch gone (swapoff brings them all back in). Then, with
+// acomp_priority, the base names are registered and the crypto manager's
+// vectors for them pass. Runs last (scripts/guest-zswap).
+TEST(ZswapUnload, AfterSwitchAwayAndSwapoffThenCryptoManagerVectors)
+{
+	const char *disk = getenv("ZBATCH_DISK");
+	ASSERT_NE(disk, nullptr);
+	ASSERT_EQ(sysfs_write(kZswapParam, "lzo"), 0);
+	auto off = run(std::string("swapoff ") + disk);
+	ASSERT_EQ(off.status, 0) << off.output;
+	// zswap frees an unused pool asynchronously: retry for up to 30 s
+	Cmd rm{1, ""};
+	for (int i = 0; i < 150 && rm.status; i++) {
+		rm = run("rmmod zbatch");
+		if (rm.status)
+			std::this_thread::sleep_for(std::chrono::milliseconds(200));
+	}
+	ASSERT_EQ(rm.status, 0) << rm.output;
+	auto ins = run("insmod " + kKo + " acomp_priority=300");
+	ASSERT_EQ(ins.status, 0) << ins.output;
+	for (const char *c : {"deflate", "lz4", "zstd", "lzo"}) {
+		auto b = proc_crypto_block(std::string(c) + "-zbatch");
+		EXPECT_NE(b.find(std::string("name         : ") + c + "\n"), std::string::npos) << b;
+		EXPECT_NE(b.find("priority     : 300\n"), std::string::npos) << b;
+		EXPECT_NE(b.find("selftest     : passed\n"), std::string::npos) << b;
+	}
+	EXPECT_EQ(run("rmmod zbatch").status, 0);
+	EXPECT_EQ(run("insmod " + kKo + " acomp_priority=5000").status, 1) << "bad priority accepted";
+	ins = run("insmod " + kKo);
+	EXPECT_EQ(ins.status, 0) << ins.output;
+	EXPECT_EQ(run(std::string("swapon ") + disk).status, 0);
+}
