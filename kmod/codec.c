@@ -21,9 +21,15 @@
 
 #include "internal.h"
 
-/* ---- deflate: raw stream, 4 KiB window, decompressible by IAA ---- */
+/*
+ * ---- deflate: raw stream, 4 KiB window, decompressible by IAA ----
+ * Level and memLevel are the crypto API's deflate ones, so zswap with
+ * deflate-zbatch compares with zswap's stock deflate on the same codec;
+ * the window is 4 KiB (IAA's history limit) instead of its 2 KiB.
+ */
+#define ZB_DEFLATE_LEVEL	Z_DEFAULT_COMPRESSION
 #define ZB_DEFLATE_WBITS	12
-#define ZB_DEFLATE_MEMLEVEL	8
+#define ZB_DEFLATE_MEMLEVEL	MAX_MEM_LEVEL
 
 static size_t deflate_wrk_size(void)
 {
@@ -43,7 +49,7 @@ static int deflate_compress(void *wrk, const void *src, unsigned int slen,
 	struct z_stream_s s = { .workspace = wrk };
 	int ret;
 
-	ret = zlib_deflateInit2(&s, 1, Z_DEFLATED, -ZB_DEFLATE_WBITS,
+	ret = zlib_deflateInit2(&s, ZB_DEFLATE_LEVEL, Z_DEFLATED, -ZB_DEFLATE_WBITS,
 				ZB_DEFLATE_MEMLEVEL, Z_DEFAULT_STRATEGY);
 	if (ret != Z_OK)
 		return -EINVAL;
@@ -117,7 +123,11 @@ static int lz4_decompress(void *wrk, const void *src, unsigned int slen,
 	return 0;
 }
 
-/* ---- zstd frame, level 1, parameters sized for ZBATCH_MAX_LEN ---- */
+/*
+ * ---- zstd frame at the crypto API's level (3), parameters sized for
+ * ZBATCH_MAX_LEN inputs ----
+ */
+#define ZB_ZSTD_LEVEL	3
 struct zb_zstd {
 	zstd_cctx *cctx;
 	zstd_dctx *dctx;
@@ -128,7 +138,7 @@ struct zb_zstd {
 
 static zstd_parameters zb_zstd_params(void)
 {
-	return zstd_get_params(1, ZBATCH_MAX_LEN);
+	return zstd_get_params(ZB_ZSTD_LEVEL, ZBATCH_MAX_LEN);
 }
 
 static size_t zstd_wrk_size(void)

@@ -162,6 +162,10 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 		if (read(fd, &c, 1) != 1 || c != 'W')
 			failure = "a process died while writing its memory";
 	}
+	if (auto sp = tree.read("/sys/kernel/debug/zswap/stored_pages"))
+		res.zswap_stored_pages = std::stoll(*sp);
+	if (auto pb = tree.read("/sys/kernel/debug/zswap/pool_total_size"))
+		res.zswap_pool_bytes = std::stoll(*pb);
 	if (failure.empty() && cfg.between) {
 		if (auto b = cfg.between(); !b)
 			failure = b.error().message;

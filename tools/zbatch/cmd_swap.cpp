@@ -69,9 +69,11 @@ Result<int> run(const GlobalOptions &g, const SwapOptions &o)
 	if (g.json) {
 		fmt::print("{{\"procs\": {}, \"bytes_per_proc\": {}, \"elapsed_s\": {:.3f}, "
 			   "\"sys_s\": {:.3f}, \"user_s\": {:.3f}, \"write_kbps\": {:.0f}, "
-			   "\"read_kbps\": {:.0f}, \"bad_bytes\": {}",
+			   "\"read_kbps\": {:.0f}, \"bad_bytes\": {}, \"zswap_stored_pages\": {}, "
+			   "\"zswap_pool_bytes\": {}",
 			   cfg.procs, cfg.bytes_per_proc, r->elapsed_s, r->sys_s, r->user_s,
-			   r->write_kbps, r->read_kbps, r->bad_bytes);
+			   r->write_kbps, r->read_kbps, r->bad_bytes, r->zswap_stored_pages,
+			   r->zswap_pool_bytes);
 		for (const auto &[k, v] : r->vmstat_delta)
 			fmt::print(", \"vmstat_{}\": {}", k, v);
 		for (const auto &[k, v] : r->memstat_delta)
@@ -83,6 +85,10 @@ Result<int> run(const GlobalOptions &g, const SwapOptions &o)
 			   cfg.passes, r->elapsed_s, r->sys_s, r->user_s);
 		fmt::print("throughput per process: write {:.0f} KB/s, read {:.0f} KB/s\n",
 			   r->write_kbps, r->read_kbps);
+		if (r->zswap_stored_pages)
+			fmt::print("zswap after writing: {} pages stored in {} bytes (ratio {:.3f})\n",
+				   r->zswap_stored_pages, r->zswap_pool_bytes,
+				   double(r->zswap_pool_bytes) / (r->zswap_stored_pages * 4096.0));
 		for (const auto &[k, v] : r->vmstat_delta)
 			fmt::print("  vmstat {:<10} {:+}\n", k, v);
 		for (const auto &[k, v] : r->memstat_delta)

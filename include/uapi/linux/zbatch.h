@@ -18,9 +18,9 @@
 /* Codecs. ZBATCH_CODEC_DEFAULT means the one set in sysfs. */
 enum zbatch_codec {
 	ZBATCH_CODEC_DEFAULT = 0,
-	ZBATCH_CODEC_DEFLATE,	/* raw deflate, 4 KiB window (IAA compatible) */
+	ZBATCH_CODEC_DEFLATE,	/* raw deflate, level 6, 4 KiB window (IAA) */
 	ZBATCH_CODEC_LZ4,	/* LZ4 block format */
-	ZBATCH_CODEC_ZSTD,	/* zstd frame, level 1 */
+	ZBATCH_CODEC_ZSTD,	/* zstd frame, level 3 */
 	ZBATCH_CODEC_LZO,	/* LZO1X-1 */
 	ZBATCH_CODEC_NR,
 };

@@ -40,6 +40,10 @@ struct WorkloadResult {
 	double write_kbps = 0;		// per process, as usemem reports
 	double read_kbps = 0;
 	uint64_t bad_bytes = 0;		// bytes that read back wrong
+	// zswap's debugfs stored_pages and pool_total_size once everything
+	// was written (0 when zswap's debugfs is absent)
+	int64_t zswap_stored_pages = 0;
+	int64_t zswap_pool_bytes = 0;
 	std::map<std::string, int64_t> vmstat_delta;	// zswpout, zswpin, pswpout...
 	std::map<std::string, int64_t> memstat_delta;	// the cgroup's memory.stat
 };
