@@ -10,7 +10,7 @@ BUILD  ?= build
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 JOBS   ?= $(shell nproc)
 
-.PHONY: all setup kmod tools canary check check-unit check-vm demo bench \
+.PHONY: all setup kmod tools canary bench-kmod check check-unit check-vm demo bench \
 	checkpatch clean help
 
 all: kmod tools
@@ -31,6 +31,9 @@ kmod:
 
 canary:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/vm/canary modules
+
+bench-kmod:
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/bench/acomp modules
 
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE)
@@ -53,7 +56,7 @@ demo: setup
 	@scripts/vm-run -m 1G -- scripts/demo-guest
 
 bench: setup
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all bench-kmod
 	@scripts/bench
 
 checkpatch:
@@ -62,4 +65,5 @@ checkpatch:
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/vm/canary clean
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/bench/acomp clean
 	rm -rf $(BUILD)

@@ -37,12 +37,19 @@ void zbatch_req_init(struct zbatch_req *req, enum zbatch_op op,
 		     const void *src, unsigned int slen,
 		     void *dst, unsigned int dlen)
 {
-	memset(req, 0, sizeof(*req));
+	/* desc and cr are written at submit: no need to clear them here */
 	req->op = op;
 	req->src = src;
 	req->slen = slen;
 	req->dst = dst;
 	req->dlen = dlen;
+	req->done = NULL;
+	req->done_data = NULL;
+	req->status = 0;
+	req->produced = 0;
+	req->batch = NULL;
+	req->wq = NULL;
+	atomic_set(&req->state, ZBATCH_REQ_IDLE);
 	INIT_LIST_HEAD(&req->chain);
 	INIT_LIST_HEAD(&req->qnode);
 }
@@ -198,16 +205,20 @@ void zbatch_req_complete(struct zbatch_req *req)
 		account(&req->wq->stats, req);
 		account(&req->wq->dev->stats, req);
 	}
-	zbatch_stats_latency(req->op, local_clock() - req->submit_ns);
+	if (req->lat_sample)
+		zbatch_stats_latency(req->op, local_clock() - req->submit_ns);
 	atomic_set_release(&req->state, ZBATCH_REQ_DONE);
 	if (req->done)
 		req->done(req, req->done_data);
 
-	spin_lock_irqsave(&b->waitq.lock, flags);
-	if (atomic_dec_and_test(&b->pending)) {
-		b->done_ns = local_clock();
-		wake_up_locked(&b->waitq);
+	/* an inline batch is completed by its own submitter: nobody waits */
+	if (b->flags & ZBATCH_F_INLINE) {
+		atomic_dec(&b->pending);
+		return;
 	}
+	spin_lock_irqsave(&b->waitq.lock, flags);
+	if (atomic_dec_and_test(&b->pending))
+		wake_up_locked(&b->waitq);
 	spin_unlock_irqrestore(&b->waitq.lock, flags);
 }
 
@@ -262,7 +273,10 @@ static void submit_one(struct zbatch_req *req)
 	struct zbatch_wq *wq;
 	int tries;
 
-	req->submit_ns = local_clock();
+	req->submit_ns = req->batch->submit_ns;
+	req->lat_sample = zbatch_stats_sample();
+	if (req->lat_sample && !req->submit_ns)
+		req->submit_ns = local_clock();
 	req->status = -EINPROGRESS;
 	req->produced = 0;
 	req->wq = NULL;
@@ -305,7 +319,8 @@ static void submit_one(struct zbatch_req *req)
  * iaa_crypto's sync mode does.
  *
  * Return: -EINPROGRESS when submitted (poll or wait for the outcome);
- * in sync mode the outcome, as zbatch_wait(); -EINVAL for an empty or
+ * in sync mode and for ZBATCH_F_INLINE batches (run before returning)
+ * the outcome, as zbatch_wait(); -EINVAL for an empty or
  * oversized batch or an unknown codec (no request is then touched).
  */
 int zbatch_submit(struct zbatch_batch *batch)
@@ -322,15 +337,15 @@ int zbatch_submit(struct zbatch_batch *batch)
 		return -EINVAL;
 	batch->codec = codec;
 	batch->mode = READ_ONCE(zbatch_cfg.sync_mode);
-	batch->submit_ns = local_clock();
-	batch->done_ns = 0;
+	/* inline batches have no timeout: no clock unless sampled */
+	batch->submit_ns = batch->flags & ZBATCH_F_INLINE ? 0 : local_clock();
 	atomic_set(&batch->pending, batch->nr);
 	zbatch_stats_batch(batch->nr);
 
 	/* _safe: a request completed inline may be reused by its callback */
 	list_for_each_entry_safe(req, tmp, &batch->reqs, chain)
 		submit_one(req);
-	if (batch->mode == ZBATCH_SYNC)
+	if (batch->mode == ZBATCH_SYNC || (batch->flags & ZBATCH_F_INLINE))
 		return zbatch_wait(batch);
 	return -EINPROGRESS;
 }
@@ -370,8 +385,10 @@ static int batch_result(struct zbatch_batch *batch)
 	struct zbatch_req *req;
 
 	/* pairs with the completer's unlock: it no longer touches the batch */
-	spin_lock_irq(&batch->waitq.lock);
-	spin_unlock_irq(&batch->waitq.lock);
+	if (!(batch->flags & ZBATCH_F_INLINE)) {
+		spin_lock_irq(&batch->waitq.lock);
+		spin_unlock_irq(&batch->waitq.lock);
+	}
 	list_for_each_entry(req, &batch->reqs, chain)
 		if (req->status)
 			return req->status;

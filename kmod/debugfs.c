@@ -19,7 +19,7 @@ static int stats_show(struct seq_file *m, void *v)
 	unsigned int i;
 
 	for (i = 0; i < ZST_NR; i++)
-		seq_printf(m, "%s %lld\n", zbatch_stat_names[i], atomic64_read(&s->v[i]));
+		seq_printf(m, "%s %llu\n", zbatch_stat_names[i], zbatch_stat_read(s, i));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);

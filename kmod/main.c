@@ -33,9 +33,12 @@ static int __init zbatch_init(void)
 {
 	int ret;
 
-	ret = zbatch_sysfs_create(&zbatch_kobj);
+	ret = zbatch_stats_create();
 	if (ret)
 		return ret;
+	ret = zbatch_sysfs_create(&zbatch_kobj);
+	if (ret)
+		goto err_stats;
 	ret = zbatch_wq_create(zbatch_kobj);
 	if (ret)
 		goto err_sysfs;
@@ -58,6 +61,8 @@ err_wq:
 	zbatch_wq_destroy();
 err_sysfs:
 	zbatch_sysfs_destroy(zbatch_kobj);
+err_stats:
+	zbatch_stats_destroy();
 	return ret;
 }
 
@@ -70,6 +75,7 @@ static void __exit zbatch_exit(void)
 	zbatch_ctx_pool_destroy();
 	zbatch_selftest_destroy();
 	zbatch_sysfs_destroy(zbatch_kobj);
+	zbatch_stats_destroy();
 }
 
 module_init(zbatch_init);

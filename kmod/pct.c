@@ -8,8 +8,8 @@ unsigned int zbatch_lat_bucket(unsigned long long ns)
 
 	if (ns < 4)
 		return (unsigned int)ns;
-	while ((ns >> log) >= 8)
-		log++;
+	/* highest set bit h >= 2; ns >> (h - 2) is in [4, 8) */
+	log = 63 - __builtin_clzll(ns) - 2;
 	/* ns is in [4 << log, 8 << log): 4 steps of (1 << log) */
 	sub = (unsigned int)(ns >> log) - 4;
 	if (4 + log * 4 + sub >= ZBATCH_LAT_BUCKETS)

@@ -337,7 +337,7 @@ static void test_errors(struct st_bufs *b)
 
 static void test_verify(struct st_bufs *b)
 {
-	u64 before = atomic64_read(&zbatch_gstats.v[ZST_ERR_VERIFY]);
+	u64 before = zbatch_stat_read(&zbatch_gstats, ZST_ERR_VERIFY);
 	const char *why;
 
 	mutex_lock(&zbatch_cfg_lock);
@@ -347,7 +347,7 @@ static void test_verify(struct st_bufs *b)
 	mutex_lock(&zbatch_cfg_lock);
 	WRITE_ONCE(zbatch_cfg.verify, false);
 	mutex_unlock(&zbatch_cfg_lock);
-	if (!why && atomic64_read(&zbatch_gstats.v[ZST_ERR_VERIFY]) != before)
+	if (!why && zbatch_stat_read(&zbatch_gstats, ZST_ERR_VERIFY) != before)
 		why = "verify mismatch on good data";
 	result(!why, "verify_compress_roundtrip", why);
 }
@@ -355,7 +355,7 @@ static void test_verify(struct st_bufs *b)
 /* Every WQ stalled: descriptors time out and run in software. */
 static void test_timeout(struct st_bufs *b)
 {
-	u64 t0 = atomic64_read(&zbatch_gstats.v[ZST_TIMEOUTS]);
+	u64 t0 = zbatch_stat_read(&zbatch_gstats, ZST_TIMEOUTS);
 	unsigned int d, w, old_ms = READ_ONCE(zbatch_cfg.timeout_ms);
 	const char *why = NULL;
 	bool any_enabled = false;
@@ -368,7 +368,7 @@ static void test_timeout(struct st_bufs *b)
 			WRITE_ONCE(zbatch_devs[d]->wqs[w]->stalled, true);
 	set_mode(ZBATCH_ASYNC_IRQ);
 	why = roundtrip(b, 8, ZBATCH_CODEC_LZ4, 5);
-	if (!why && atomic64_read(&zbatch_gstats.v[ZST_TIMEOUTS]) == t0)
+	if (!why && zbatch_stat_read(&zbatch_gstats, ZST_TIMEOUTS) == t0)
 		why = "no timeout counted";
 	for (d = 0; d < zbatch_nr_devs; d++)
 		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++)

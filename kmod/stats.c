@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Statistics: counters (global, per device, per WQ, all atomic64), the
+ * Statistics: counters (global, per device, per WQ, all per-CPU), the
  * batch-size histogram and per-operation latency histograms. Read by
  * debugfs.c; reset through debugfs 'reset'.
  */
-#include <linux/atomic.h>
+#include <linux/percpu.h>
+#include <linux/string.h>
 
 #include "internal.h"
 
@@ -30,43 +31,107 @@ const char *const zbatch_stat_names[ZST_NR] = {
 };
 
 struct zbatch_stats zbatch_gstats;
-static atomic64_t batch_hist[ZBATCH_MAX_BATCH + 1];
-static atomic64_t lat_hist[2][ZBATCH_LAT_BUCKETS];
+
+struct zbatch_hist_cpu {
+	unsigned int lat_seq;
+	u64 batch[ZBATCH_MAX_BATCH + 1];
+	u64 lat[2][ZBATCH_LAT_BUCKETS];
+};
+
+static struct zbatch_hist_cpu __percpu *hist;
+
+int zbatch_stats_init(struct zbatch_stats *s)
+{
+	s->pcpu = alloc_percpu(struct zbatch_stats_cpu);
+	return s->pcpu ? 0 : -ENOMEM;
+}
+
+void zbatch_stats_free(struct zbatch_stats *s)
+{
+	free_percpu(s->pcpu);
+	s->pcpu = NULL;
+}
+
+u64 zbatch_stat_read(const struct zbatch_stats *s, enum zbatch_stat i)
+{
+	unsigned int cpu;
+	u64 sum = 0;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(s->pcpu, cpu)->v[i]);
+	return sum;
+}
+
+int zbatch_stats_create(void)
+{
+	int ret = zbatch_stats_init(&zbatch_gstats);
+
+	if (ret)
+		return ret;
+	hist = alloc_percpu(struct zbatch_hist_cpu);
+	if (!hist) {
+		zbatch_stats_free(&zbatch_gstats);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void zbatch_stats_destroy(void)
+{
+	free_percpu(hist);
+	hist = NULL;
+	zbatch_stats_free(&zbatch_gstats);
+}
+
+bool zbatch_stats_sample(void)
+{
+	return !(this_cpu_inc_return(hist->lat_seq) % ZBATCH_LAT_SAMPLE);
+}
 
 void zbatch_stats_batch(unsigned int nr)
 {
-	atomic64_inc(&batch_hist[min_t(unsigned int, nr, ZBATCH_MAX_BATCH)]);
+	this_cpu_inc(hist->batch[min_t(unsigned int, nr, ZBATCH_MAX_BATCH)]);
 }
 
 u64 zbatch_stats_batch_hist(unsigned int nr)
 {
-	return nr <= ZBATCH_MAX_BATCH ? atomic64_read(&batch_hist[nr]) : 0;
+	unsigned int cpu;
+	u64 sum = 0;
+
+	if (nr > ZBATCH_MAX_BATCH)
+		return 0;
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(hist, cpu)->batch[nr]);
+	return sum;
 }
 
 void zbatch_stats_latency(enum zbatch_op op, u64 ns)
 {
-	atomic64_inc(&lat_hist[op == ZBATCH_OP_DECOMPRESS][zbatch_lat_bucket(ns)]);
+	this_cpu_inc(hist->lat[op == ZBATCH_OP_DECOMPRESS][zbatch_lat_bucket(ns)]);
 }
 
 void zbatch_stats_latency_hist(enum zbatch_op op, unsigned long long *out)
 {
-	unsigned int b;
+	unsigned int cpu, b, o = op == ZBATCH_OP_DECOMPRESS;
 
-	for (b = 0; b < ZBATCH_LAT_BUCKETS; b++)
-		out[b] = atomic64_read(&lat_hist[op == ZBATCH_OP_DECOMPRESS][b]);
+	memset(out, 0, ZBATCH_LAT_BUCKETS * sizeof(*out));
+	for_each_possible_cpu(cpu)
+		for (b = 0; b < ZBATCH_LAT_BUCKETS; b++)
+			out[b] += READ_ONCE(per_cpu_ptr(hist, cpu)->lat[o][b]);
 }
 
+/* Not atomic against updaters: a racing increment may survive a reset. */
 static void reset(struct zbatch_stats *s)
 {
-	unsigned int i;
+	unsigned int cpu;
 
-	for (i = 0; i < ZST_NR; i++)
-		atomic64_set(&s->v[i], 0);
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(s->pcpu, cpu), 0, sizeof(struct zbatch_stats_cpu));
 }
 
 void zbatch_stats_reset(void)
 {
-	unsigned int d, w, b;
+	unsigned int d, w, cpu;
 
 	reset(&zbatch_gstats);
 	for (d = 0; d < zbatch_nr_devs; d++) {
@@ -74,10 +139,6 @@ void zbatch_stats_reset(void)
 		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++)
 			reset(&zbatch_devs[d]->wqs[w]->stats);
 	}
-	for (b = 0; b <= ZBATCH_MAX_BATCH; b++)
-		atomic64_set(&batch_hist[b], 0);
-	for (b = 0; b < ZBATCH_LAT_BUCKETS; b++) {
-		atomic64_set(&lat_hist[0][b], 0);
-		atomic64_set(&lat_hist[1][b], 0);
-	}
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(hist, cpu), 0, sizeof(struct zbatch_hist_cpu));
 }

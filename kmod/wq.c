@@ -311,6 +311,7 @@ static void dev_release(struct kobject *k)
 {
 	struct zbatch_dev *dev = to_dev(k);
 
+	zbatch_stats_free(&dev->stats);
 	kfree(dev->wqs);
 	kfree(dev->engines);
 	kfree(dev);
@@ -318,7 +319,10 @@ static void dev_release(struct kobject *k)
 
 static void wq_release(struct kobject *k)
 {
-	kfree(to_wq(k));
+	struct zbatch_wq *wq = to_wq(k);
+
+	zbatch_stats_free(&wq->stats);
+	kfree(wq);
 }
 
 static const struct kobj_type dev_ktype = {
@@ -404,7 +408,7 @@ static struct zbatch_dev *dev_create(unsigned int id, int node,
 	kobject_init(&dev->kobj, &dev_ktype);
 	dev->wqs = kcalloc(wqs, sizeof(*dev->wqs), GFP_KERNEL);
 	dev->engines = kcalloc(ne, sizeof(*dev->engines), GFP_KERNEL);
-	if (!dev->wqs || !dev->engines) {
+	if (!dev->wqs || !dev->engines || zbatch_stats_init(&dev->stats)) {
 		ret = -ENOMEM;
 		goto err_put_dev;
 	}
@@ -419,6 +423,13 @@ static struct zbatch_dev *dev_create(unsigned int id, int node,
 			ret = -ENOMEM;
 			goto err_put_wqs;
 		}
+		kobject_init(&wq->kobj, &wq_ktype);
+		dev->wqs[i] = wq;
+		dev->nr_wqs = i + 1;
+		if (zbatch_stats_init(&wq->stats)) {
+			ret = -ENOMEM;
+			goto err_put_wqs;
+		}
 		wq->dev = dev;
 		wq->ops = &zbatch_exec_sw;
 		wq->id = i;
@@ -429,9 +440,6 @@ static struct zbatch_dev *dev_create(unsigned int id, int node,
 		wq->enabled = true;
 		spin_lock_init(&wq->lock);
 		INIT_LIST_HEAD(&wq->queue);
-		kobject_init(&wq->kobj, &wq_ktype);
-		dev->wqs[i] = wq;
-		dev->nr_wqs = i + 1;
 		ret = kobject_add(&wq->kobj, &dev->kobj, "wq%u", i);
 		if (ret)
 			goto err_put_wqs;

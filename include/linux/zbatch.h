@@ -80,6 +80,7 @@ struct zbatch_req {
 	atomic_t state;			/* enum zbatch_req_state */
 	u64 submit_ns;
 	bool timed_out;
+	bool lat_sample;		/* this one's latency is recorded */
 };
 
 struct zbatch_batch {
@@ -92,7 +93,6 @@ struct zbatch_batch {
 	int mode;			/* sync mode captured at submit */
 	struct zbatch_ctx *ctx;		/* ZBATCH_F_INLINE: caller's context */
 	u64 submit_ns;
-	u64 done_ns;
 };
 
 void zbatch_req_init(struct zbatch_req *req, enum zbatch_op op,
