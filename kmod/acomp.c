@@ -69,23 +69,23 @@ static int zb_run(struct acomp_req *areq, enum zbatch_op op)
 	if (!src || !dst || !areq->slen || areq->slen > ZBATCH_MAX_LEN || !dlen)
 		return -EINVAL;
 	zbatch_req_init(&r->req, op, src, areq->slen, dst, dlen);
-	zbatch_batch_init(&r->batch, t->codec, inline_run ? ZBATCH_F_INLINE : 0);
-	r->batch.ctx = &t->ctx;
-	zbatch_batch_add(&r->batch, &r->req);
-	ret = zbatch_submit(&r->batch);
-	if (ret == -EINPROGRESS)
-		ret = zbatch_wait(&r->batch);
-	/*
-	 * zswap BUG()s on a failed decompress: an engine-side failure is
-	 * redone here with the software codec before anything is reported.
-	 */
-	if (ret && op == ZBATCH_OP_DECOMPRESS && !inline_run) {
-		zbatch_stat_add(&zbatch_gstats, ZST_SW_FALLBACKS, 1);
-		zbatch_req_init(&r->req, op, src, areq->slen, dst, dlen);
-		zbatch_batch_init(&r->batch, t->codec, ZBATCH_F_INLINE);
-		r->batch.ctx = &t->ctx;
+	if (inline_run) {
+		ret = zbatch_run_inline(&t->ctx, &r->req, t->codec);
+	} else {
+		zbatch_batch_init(&r->batch, t->codec, 0);
 		zbatch_batch_add(&r->batch, &r->req);
 		ret = zbatch_submit(&r->batch);
+		if (ret == -EINPROGRESS)
+			ret = zbatch_wait(&r->batch);
+		/*
+		 * zswap BUG()s on a failed decompress: a failure on the
+		 * engine path is redone inline before anything is reported.
+		 */
+		if (ret && op == ZBATCH_OP_DECOMPRESS) {
+			zbatch_stat_add(&zbatch_gstats, ZST_SW_FALLBACKS, 1);
+			zbatch_req_init(&r->req, op, src, areq->slen, dst, dlen);
+			ret = zbatch_run_inline(&t->ctx, &r->req, t->codec);
+		}
 	}
 	if (ret)
 		return ret;

@@ -211,11 +211,6 @@ void zbatch_req_complete(struct zbatch_req *req)
 	if (req->done)
 		req->done(req, req->done_data);
 
-	/* an inline batch is completed by its own submitter: nobody waits */
-	if (b->flags & ZBATCH_F_INLINE) {
-		atomic_dec(&b->pending);
-		return;
-	}
 	spin_lock_irqsave(&b->waitq.lock, flags);
 	if (atomic_dec_and_test(&b->pending))
 		wake_up_locked(&b->waitq);
@@ -225,21 +220,14 @@ void zbatch_req_complete(struct zbatch_req *req)
 /* Run @req in the calling context (fallback, helping or inline). */
 static void run_here(struct zbatch_req *req)
 {
-	struct zbatch_ctx *ctx = req->batch->ctx;
-
-	if (ctx) {
-		zbatch_execute(ctx, req);
-		zbatch_req_complete(req);
-		return;
-	}
-	ctx = zbatch_ctx_get();
+	struct zbatch_ctx *ctx = zbatch_ctx_get();
 
 	if (!ctx) {
 		req->status = -ENOMEM;
 		zbatch_req_complete(req);
 		return;
 	}
-	zbatch_execute(ctx, req);
+	zbatch_execute(ctx, req, req->batch->codec);
 	zbatch_ctx_put(ctx);
 	zbatch_req_complete(req);
 }
@@ -268,6 +256,44 @@ static void build_desc(struct zbatch_req *req)
 	d->max_dst_size = req->dlen;
 }
 
+/**
+ * zbatch_run_inline() - run one request now, on this CPU
+ * @ctx: execution context with @codec's workspace (zbatch_ctx_prepare())
+ * @req: an initialised request, not chained to any batch
+ * @codec: enum zbatch_codec, ZBATCH_CODEC_DEFAULT for the sysfs choice
+ *
+ * The degenerate batch of one whose caller waits anyway (zswap's
+ * one-page acomp calls): the same descriptor, codec, verify option and
+ * statistics as a batch, without the WQ hop and the batch bookkeeping.
+ * Never sleeps or allocates when @ctx was prepared for @codec.
+ *
+ * Return: the request's status (also in @req->status).
+ */
+int zbatch_run_inline(struct zbatch_ctx *ctx, struct zbatch_req *req,
+		      unsigned int codec)
+{
+	u64 t0 = 0;
+
+	if (codec == ZBATCH_CODEC_DEFAULT)
+		codec = READ_ONCE(zbatch_cfg.codec);
+	req->wq = NULL;
+	req->lat_sample = zbatch_stats_sample();
+	if (req->lat_sample)
+		t0 = local_clock();
+	if (!req_valid(req) || !zbatch_codec(codec)) {
+		req->status = -EINVAL;
+		req->produced = 0;
+	} else {
+		build_desc(req);
+		zbatch_execute(ctx, req, codec);
+	}
+	zbatch_stat_add(&zbatch_gstats, ZST_INLINE, 1);
+	account(&zbatch_gstats, req);
+	if (req->lat_sample)
+		zbatch_stats_latency(req->op, local_clock() - t0);
+	return req->status;
+}
+
 static void submit_one(struct zbatch_req *req)
 {
 	struct zbatch_wq *wq;
@@ -275,8 +301,6 @@ static void submit_one(struct zbatch_req *req)
 
 	req->submit_ns = req->batch->submit_ns;
 	req->lat_sample = zbatch_stats_sample();
-	if (req->lat_sample && !req->submit_ns)
-		req->submit_ns = local_clock();
 	req->status = -EINPROGRESS;
 	req->produced = 0;
 	req->wq = NULL;
@@ -289,12 +313,6 @@ static void submit_one(struct zbatch_req *req)
 		return;
 	}
 	build_desc(req);
-	if (req->batch->flags & ZBATCH_F_INLINE) {
-		zbatch_stat_add(&zbatch_gstats, ZST_INLINE, 1);
-		atomic_set(&req->state, ZBATCH_REQ_RUNNING);
-		run_here(req);
-		return;
-	}
 	wq = zbatch_wq_pick(req->op);
 	for (tries = 0; wq && tries < ZBATCH_ENQ_RETRIES; tries++) {
 		req->wq = wq;
@@ -319,8 +337,7 @@ static void submit_one(struct zbatch_req *req)
  * iaa_crypto's sync mode does.
  *
  * Return: -EINPROGRESS when submitted (poll or wait for the outcome);
- * in sync mode and for ZBATCH_F_INLINE batches (run before returning)
- * the outcome, as zbatch_wait(); -EINVAL for an empty or
+ * in sync mode the outcome, as zbatch_wait(); -EINVAL for an empty or
  * oversized batch or an unknown codec (no request is then touched).
  */
 int zbatch_submit(struct zbatch_batch *batch)
@@ -329,7 +346,7 @@ int zbatch_submit(struct zbatch_batch *batch)
 	unsigned int codec = batch->codec;
 
 	if (!batch->nr || batch->nr > ZBATCH_MAX_BATCH ||
-	    (batch->flags & ~(ZBATCH_F_ALL | ZBATCH_F_INLINE)))
+	    (batch->flags & ~ZBATCH_F_ALL))
 		return -EINVAL;
 	if (codec == ZBATCH_CODEC_DEFAULT)
 		codec = READ_ONCE(zbatch_cfg.codec);
@@ -337,15 +354,14 @@ int zbatch_submit(struct zbatch_batch *batch)
 		return -EINVAL;
 	batch->codec = codec;
 	batch->mode = READ_ONCE(zbatch_cfg.sync_mode);
-	/* inline batches have no timeout: no clock unless sampled */
-	batch->submit_ns = batch->flags & ZBATCH_F_INLINE ? 0 : local_clock();
+	batch->submit_ns = local_clock();
 	atomic_set(&batch->pending, batch->nr);
 	zbatch_stats_batch(batch->nr);
 
 	/* _safe: a request completed inline may be reused by its callback */
 	list_for_each_entry_safe(req, tmp, &batch->reqs, chain)
 		submit_one(req);
-	if (batch->mode == ZBATCH_SYNC || (batch->flags & ZBATCH_F_INLINE))
+	if (batch->mode == ZBATCH_SYNC)
 		return zbatch_wait(batch);
 	return -EINPROGRESS;
 }
@@ -385,10 +401,8 @@ static int batch_result(struct zbatch_batch *batch)
 	struct zbatch_req *req;
 
 	/* pairs with the completer's unlock: it no longer touches the batch */
-	if (!(batch->flags & ZBATCH_F_INLINE)) {
-		spin_lock_irq(&batch->waitq.lock);
-		spin_unlock_irq(&batch->waitq.lock);
-	}
+	spin_lock_irq(&batch->waitq.lock);
+	spin_unlock_irq(&batch->waitq.lock);
 	list_for_each_entry(req, &batch->reqs, chain)
 		if (req->status)
 			return req->status;

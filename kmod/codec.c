@@ -366,11 +366,11 @@ static int verify(struct zbatch_ctx *ctx, const struct zbatch_codec_ops *c,
 	return 0;
 }
 
-void zbatch_execute(struct zbatch_ctx *ctx, struct zbatch_req *req)
+void zbatch_execute(struct zbatch_ctx *ctx, struct zbatch_req *req,
+		    unsigned int id)
 {
 	struct iax_hw_desc *d = &req->desc;
 	struct iax_completion_record *cr = &req->cr;
-	unsigned int id = req->batch->codec;
 	const struct zbatch_codec_ops *c = zbatch_codec(id);
 	const void *src = (const void *)(uintptr_t)d->src1_addr;
 	void *dst = (void *)(uintptr_t)d->dst_addr;

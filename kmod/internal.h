@@ -125,8 +125,11 @@ int zbatch_codec_by_name(const char *name);
 void zbatch_ctx_free(struct zbatch_ctx *ctx);
 /* Allocate @codec's workspace and the verify buffer now (may sleep). */
 int zbatch_ctx_prepare(struct zbatch_ctx *ctx, unsigned int codec);
-/* Runs req->desc with ctx; fills req->status and req->produced. */
-void zbatch_execute(struct zbatch_ctx *ctx, struct zbatch_req *req);
+/* Runs req->desc with codec @id; fills req->status and req->produced. */
+void zbatch_execute(struct zbatch_ctx *ctx, struct zbatch_req *req,
+		    unsigned int id);
+int zbatch_run_inline(struct zbatch_ctx *ctx, struct zbatch_req *req,
+		      unsigned int codec);
 struct zbatch_ctx *zbatch_ctx_get(void);
 void zbatch_ctx_put(struct zbatch_ctx *ctx);
 void zbatch_ctx_pool_destroy(void);

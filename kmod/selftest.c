@@ -445,6 +445,49 @@ static void test_concurrent(void)
 	result(!why, "concurrent_submitters", why);
 }
 
+/* The single-request inline path (the acomp algorithms' path). */
+static void test_inline(struct st_bufs *b)
+{
+	struct zbatch_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	const char *why = NULL;
+	unsigned int codec;
+
+	if (!ctx) {
+		result(false, "inline_roundtrip_every_codec", "no memory");
+		return;
+	}
+	for (codec = 1; codec < ZBATCH_CODEC_NR && !why; codec++) {
+		unsigned int clen;
+
+		if (zbatch_ctx_prepare(ctx, codec)) {
+			why = "cannot prepare a context";
+			break;
+		}
+		fill(b->src[0], ST_LEN, PAT_TEXT, codec);
+		zbatch_req_init(&b->req[0], ZBATCH_OP_COMPRESS, b->src[0], ST_LEN,
+				b->cmp[0], ST_LEN);
+		if (zbatch_run_inline(ctx, &b->req[0], codec)) {
+			why = "inline compress failed";
+			break;
+		}
+		clen = b->req[0].produced;
+		memset(b->dec[0], ST_POISON, ST_LEN + ST_GUARD);
+		zbatch_req_init(&b->req[0], ZBATCH_OP_DECOMPRESS, b->cmp[0], clen,
+				b->dec[0], ST_LEN);
+		if (zbatch_run_inline(ctx, &b->req[0], codec) ||
+		    b->req[0].produced != ST_LEN || memcmp(b->dec[0], b->src[0], ST_LEN) ||
+		    !guard_ok(b->dec[0], ST_LEN))
+			why = "inline round trip differs";
+		zbatch_req_init(&b->req[0], ZBATCH_OP_DECOMPRESS, b->cmp[0], 0,
+				b->dec[0], ST_LEN);
+		if (!why && zbatch_run_inline(ctx, &b->req[0], codec) != -EINVAL)
+			why = "inline zero-length request not -EINVAL";
+	}
+	zbatch_ctx_free(ctx);
+	kfree(ctx);
+	result(!why, "inline_roundtrip_every_codec", why);
+}
+
 static void test_api_limits(struct st_bufs *b)
 {
 	const char *why = NULL;
@@ -494,6 +537,7 @@ int zbatch_selftest_run(void)
 	test_errors(b);
 	test_verify(b);
 	test_api_limits(b);
+	test_inline(b);
 	test_timeout(b);
 	test_concurrent();
 

@@ -130,7 +130,7 @@ static int engine_fn(void *data)
 							   kthread_should_stop());
 			continue;
 		}
-		zbatch_execute(&e->ctx, req);
+		zbatch_execute(&e->ctx, req, req->batch->codec);
 		zbatch_req_complete(req);
 		cond_resched();
 	}

@@ -36,14 +36,6 @@
 
 struct zbatch_req;
 struct zbatch_wq;
-struct zbatch_ctx;
-
-/*
- * In-kernel only batch flag: run every request on the calling CPU with
- * batch->ctx (or a pooled context), skipping the WQs. For single requests
- * whose caller waits anyway (the acomp algorithms).
- */
-#define ZBATCH_F_INLINE		0x100U
 
 /* Called from engine or caller context once the request is done. */
 typedef void (*zbatch_done_t)(struct zbatch_req *req, void *data);
@@ -91,7 +83,6 @@ struct zbatch_batch {
 	atomic_t pending;		/* requests not DONE yet */
 	wait_queue_head_t waitq;	/* async_irq: engines wake the waiter */
 	int mode;			/* sync mode captured at submit */
-	struct zbatch_ctx *ctx;		/* ZBATCH_F_INLINE: caller's context */
 	u64 submit_ns;
 };
 
