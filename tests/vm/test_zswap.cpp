@@ -98,6 +98,25 @@ TEST_P(ZswapAlg, SwapWorkloadIntactAndAccounted)
 INSTANTIATE_TEST_SUITE_P(AllCodecs, ZswapAlg,
 			 ::testing::Values("deflate", "lz4", "zstd", "lzo"));
 
+// acomp_inline=0: zswap's pages go through the WQs and engines instead.
+TEST(Zswap, EnginePathUnderSwapPressure)
+{
+	ASSERT_EQ(sysfs_write(kZswapParam, "lz4-zbatch"), 0);
+	ASSERT_EQ(sysfs_write(kSys + "/acomp_inline", "0"), 0);
+	auto before = zbatch_stats();
+	auto r = zbatch::run_workload(workload(128));
+	sysfs_write(kSys + "/acomp_inline", "1");
+	ASSERT_TRUE(r) << r.error().message;
+	EXPECT_EQ(r->bad_bytes, 0u);
+	auto after = zbatch_stats();
+	int64_t zswpout = r->vmstat_delta["zswpout"];
+	EXPECT_GT(zswpout, 5000);
+	// not inline: the engines (or the waiting submitter) ran them
+	EXPECT_LT(after["inline_runs"] - before["inline_runs"], zswpout / 10);
+	EXPECT_GE(after["compress_calls"] - before["compress_calls"], zswpout);
+	EXPECT_EQ(after["err_badmsg"] - before["err_badmsg"], 0);
+}
+
 // While pages are stored, zswap's compressor changes away and back; the
 // old pool stays until its pages are gone, and nothing is lost. zbatch
 // cannot be unloaded while zswap holds one of its algorithms.
