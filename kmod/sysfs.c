@@ -45,6 +45,30 @@ static int find_choice(const char *buf, const char *const *names,
 	return -EINVAL;
 }
 
+/* Apply a parsed value (or pass a parse error on) under zbatch_cfg_lock. */
+static ssize_t apply_uint(unsigned int *field, int v, size_t len)
+{
+	if (v < 0)
+		return v;
+	mutex_lock(&zbatch_cfg_lock);
+	WRITE_ONCE(*field, v);
+	mutex_unlock(&zbatch_cfg_lock);
+	return len;
+}
+
+static ssize_t apply_bool(bool *field, const char *buf, size_t len)
+{
+	bool v;
+	int ret = kstrtobool(buf, &v);
+
+	if (ret)
+		return ret;
+	mutex_lock(&zbatch_cfg_lock);
+	WRITE_ONCE(*field, v);
+	mutex_unlock(&zbatch_cfg_lock);
+	return len;
+}
+
 static ssize_t version_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 {
 	return sysfs_emit(buf, "%s\n", ZBATCH_VERSION);
@@ -68,14 +92,7 @@ static ssize_t codec_show(struct kobject *k, struct kobj_attribute *a, char *buf
 static ssize_t codec_store(struct kobject *k, struct kobj_attribute *a,
 			   const char *buf, size_t len)
 {
-	int id = zbatch_codec_by_name(buf);
-
-	if (id < 0)
-		return id;
-	mutex_lock(&zbatch_cfg_lock);
-	WRITE_ONCE(zbatch_cfg.codec, id);
-	mutex_unlock(&zbatch_cfg_lock);
-	return len;
+	return apply_uint(&zbatch_cfg.codec, zbatch_codec_by_name(buf), len);
 }
 
 static ssize_t sync_mode_show(struct kobject *k, struct kobj_attribute *a, char *buf)
@@ -87,14 +104,8 @@ static ssize_t sync_mode_show(struct kobject *k, struct kobj_attribute *a, char 
 static ssize_t sync_mode_store(struct kobject *k, struct kobj_attribute *a,
 			       const char *buf, size_t len)
 {
-	int m = find_choice(buf, mode_names, ARRAY_SIZE(mode_names), 0);
-
-	if (m < 0)
-		return m;
-	mutex_lock(&zbatch_cfg_lock);
-	WRITE_ONCE(zbatch_cfg.sync_mode, m);
-	mutex_unlock(&zbatch_cfg_lock);
-	return len;
+	return apply_uint(&zbatch_cfg.sync_mode,
+			  find_choice(buf, mode_names, ARRAY_SIZE(mode_names), 0), len);
 }
 
 static ssize_t policy_show(struct kobject *k, struct kobj_attribute *a, char *buf)
@@ -106,14 +117,8 @@ static ssize_t policy_show(struct kobject *k, struct kobj_attribute *a, char *bu
 static ssize_t policy_store(struct kobject *k, struct kobj_attribute *a,
 			    const char *buf, size_t len)
 {
-	int p = find_choice(buf, policy_names, ARRAY_SIZE(policy_names), 0);
-
-	if (p < 0)
-		return p;
-	mutex_lock(&zbatch_cfg_lock);
-	WRITE_ONCE(zbatch_cfg.policy, p);
-	mutex_unlock(&zbatch_cfg_lock);
-	return len;
+	return apply_uint(&zbatch_cfg.policy,
+			  find_choice(buf, policy_names, ARRAY_SIZE(policy_names), 0), len);
 }
 
 static ssize_t verify_compress_show(struct kobject *k, struct kobj_attribute *a,
@@ -125,15 +130,7 @@ static ssize_t verify_compress_show(struct kobject *k, struct kobj_attribute *a,
 static ssize_t verify_compress_store(struct kobject *k, struct kobj_attribute *a,
 				     const char *buf, size_t len)
 {
-	bool v;
-	int ret = kstrtobool(buf, &v);
-
-	if (ret)
-		return ret;
-	mutex_lock(&zbatch_cfg_lock);
-	WRITE_ONCE(zbatch_cfg.verify, v);
-	mutex_unlock(&zbatch_cfg_lock);
-	return len;
+	return apply_bool(&zbatch_cfg.verify, buf, len);
 }
 
 static ssize_t acomp_inline_show(struct kobject *k, struct kobj_attribute *a,
@@ -145,15 +142,7 @@ static ssize_t acomp_inline_show(struct kobject *k, struct kobj_attribute *a,
 static ssize_t acomp_inline_store(struct kobject *k, struct kobj_attribute *a,
 				  const char *buf, size_t len)
 {
-	bool v;
-	int ret = kstrtobool(buf, &v);
-
-	if (ret)
-		return ret;
-	mutex_lock(&zbatch_cfg_lock);
-	WRITE_ONCE(zbatch_acomp_inline, v);
-	mutex_unlock(&zbatch_cfg_lock);
-	return len;
+	return apply_bool(&zbatch_acomp_inline, buf, len);
 }
 
 static ssize_t timeout_ms_show(struct kobject *k, struct kobj_attribute *a, char *buf)
@@ -171,10 +160,7 @@ static ssize_t timeout_ms_store(struct kobject *k, struct kobj_attribute *a,
 		return ret;
 	if (v < 1 || v > 60000)
 		return -EINVAL;
-	mutex_lock(&zbatch_cfg_lock);
-	WRITE_ONCE(zbatch_cfg.timeout_ms, v);
-	mutex_unlock(&zbatch_cfg_lock);
-	return len;
+	return apply_uint(&zbatch_cfg.timeout_ms, v, len);
 }
 
 static ssize_t batch_size_show(struct kobject *k, struct kobj_attribute *a, char *buf)

@@ -148,15 +148,20 @@ static struct zbatch_wq *dev_wq(struct zbatch_dev *dev)
 	return NULL;
 }
 
-struct zbatch_wq *zbatch_wq_pick(enum zbatch_op op)
+static struct zbatch_topo topo(void)
 {
-	struct zbatch_topo t = {
+	return (struct zbatch_topo) {
 		.nr_cpus = nr_cpu_ids,
 		.cpu_node = topo_node,
 		.cpu_core = topo_core,
 		.nr_devs = zbatch_nr_devs,
 		.dev_node = topo_dev_node,
 	};
+}
+
+struct zbatch_wq *zbatch_wq_pick(enum zbatch_op op)
+{
+	struct zbatch_topo t = topo();
 	struct zbatch_wq *wq = NULL;
 	unsigned int cpu, d, seq;
 	int dev;
@@ -179,13 +184,7 @@ struct zbatch_wq *zbatch_wq_pick(enum zbatch_op op)
 
 void zbatch_map_rebuild(void)
 {
-	struct zbatch_topo t = {
-		.nr_cpus = nr_cpu_ids,
-		.cpu_node = topo_node,
-		.cpu_core = topo_core,
-		.nr_devs = zbatch_nr_devs,
-		.dev_node = topo_dev_node,
-	};
+	struct zbatch_topo t = topo();
 	unsigned int cpu;
 
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
