@@ -17,7 +17,8 @@
  *
  * Every call is one request through the batch core, inline on the calling
  * CPU with the transform's own preallocated workspace (acomp_inline=1,
- * the default), or through the engines. Decompression never fails on data
+ * the default, and always when called in atomic context), or through the
+ * engines. Decompression never fails on data
  * zbatch produced for want of memory or an engine: workspaces exist
  * before the first call, and a failed engine run is redone inline.
  */
@@ -65,6 +66,17 @@ static int zb_run(struct acomp_req *areq, enum zbatch_op op)
 	unsigned int dlen = min_t(unsigned int, areq->dlen, ZBATCH_MAX_LEN);
 	bool inline_run = READ_ONCE(zbatch_acomp_inline);
 	int ret;
+
+	/*
+	 * These algorithms are synchronous (no CRYPTO_ALG_ASYNC), so callers
+	 * may call from atomic context: zswap 6.12 decompresses straight from
+	 * a zsmalloc mapping held with preemption off. Waiting for an engine
+	 * sleeps; there, only the inline path is allowed.
+	 */
+	if (!inline_run && !preemptible()) {
+		inline_run = true;
+		zbatch_stat_add(&zbatch_gstats, ZST_ATOMIC_INLINE, 1);
+	}
 
 	if (!src || !dst || !areq->slen || areq->slen > ZBATCH_MAX_LEN || !dlen)
 		return -EINVAL;

@@ -265,7 +265,8 @@ static void build_desc(struct zbatch_req *req)
  * The degenerate batch of one whose caller waits anyway (zswap's
  * one-page acomp calls): the same descriptor, codec, verify option and
  * statistics as a batch, without the WQ hop and the batch bookkeeping.
- * Never sleeps or allocates when @ctx was prepared for @codec.
+ * Context: any, including atomic: never sleeps or allocates when @ctx
+ * was prepared for @codec.
  *
  * Return: the request's status (also in @req->status).
  */
@@ -336,6 +337,8 @@ static void submit_one(struct zbatch_req *req)
  * Returns without waiting in the async modes. In sync mode it waits, as
  * iaa_crypto's sync mode does.
  *
+ * Context: process context; may sleep (sync mode waits).
+ *
  * Return: -EINPROGRESS when submitted (poll or wait for the outcome);
  * in sync mode the outcome, as zbatch_wait(); -EINVAL for an empty or
  * oversized batch or an unknown codec (no request is then touched).
@@ -345,6 +348,7 @@ int zbatch_submit(struct zbatch_batch *batch)
 	struct zbatch_req *req, *tmp;
 	unsigned int codec = batch->codec;
 
+	might_sleep();
 	if (!batch->nr || batch->nr > ZBATCH_MAX_BATCH ||
 	    (batch->flags & ~ZBATCH_F_ALL))
 		return -EINVAL;
@@ -454,12 +458,15 @@ EXPORT_SYMBOL_GPL(zbatch_poll);
  * sleeps until an engine wakes it (async_irq). Bounded: descriptors that
  * exceed the timeout are taken back and run in software.
  *
+ * Context: process context; sleeps.
+ *
  * Return: as zbatch_poll() once complete.
  */
 int zbatch_wait(struct zbatch_batch *batch)
 {
 	int ret;
 
+	might_sleep();
 	for (;;) {
 		ret = zbatch_poll(batch);
 		if (ret != -EINPROGRESS)

@@ -261,15 +261,14 @@ int zbatch_codec_by_name(const char *name)
 }
 
 /* ---- execution contexts ---- */
-static void *ctx_wrk(struct zbatch_ctx *ctx, unsigned int id)
+static void *ctx_wrk(struct zbatch_ctx *ctx, unsigned int id, gfp_t gfp)
 {
 	const struct zbatch_codec_ops *c = &zbatch_codecs[id];
 	void *wrk;
 
 	if (ctx->wrk[id])
 		return ctx->wrk[id];
-	/* NOIO: a swap path may be the caller. */
-	wrk = kvzalloc(c->wrk_size(), GFP_NOIO);
+	wrk = kvzalloc(c->wrk_size(), gfp);
 	if (!wrk)
 		return NULL;
 	if (c->wrk_init(wrk)) {
@@ -292,11 +291,21 @@ void zbatch_ctx_free(struct zbatch_ctx *ctx)
 	ctx->verify_buf = NULL;
 }
 
+size_t zbatch_ctx_bytes(void)
+{
+	size_t n = ZBATCH_MAX_LEN;	/* the verify buffer */
+	unsigned int i;
+
+	for (i = ZBATCH_CODEC_DEFAULT + 1; i < ZBATCH_CODEC_NR; i++)
+		n += zbatch_codecs[i].wrk_size();
+	return n;
+}
+
 int zbatch_ctx_prepare(struct zbatch_ctx *ctx, unsigned int id)
 {
 	if (!zbatch_codec(id))
 		return -EINVAL;
-	if (!ctx_wrk(ctx, id))
+	if (!ctx_wrk(ctx, id, GFP_KERNEL))
 		return -ENOMEM;
 	if (!ctx->verify_buf)
 		ctx->verify_buf = kvmalloc(ZBATCH_MAX_LEN, GFP_KERNEL);
@@ -379,7 +388,11 @@ void zbatch_execute(struct zbatch_ctx *ctx, struct zbatch_req *req,
 	void *wrk;
 	int ret;
 
-	wrk = c ? ctx_wrk(ctx, id) : NULL;
+	/*
+	 * Engines and acomp transforms come prepared; a pooled submitter
+	 * context allocates on first use, NOIO as a swap path may call.
+	 */
+	wrk = c ? ctx_wrk(ctx, id, GFP_NOIO) : NULL;
 	if (!c) {
 		ret = -EINVAL;
 	} else if (!wrk) {

@@ -56,6 +56,7 @@ enum zbatch_stat {
 	ZST_SW_FALLBACKS,	/* ran in the submitter: WQ full/none/timed out */
 	ZST_HELPED,		/* queued ones run by the waiting submitter */
 	ZST_INLINE,		/* run on the calling CPU by request (acomp) */
+	ZST_ATOMIC_INLINE,	/* acomp engine path asked, caller atomic */
 	ZST_ERR_NOSPC,
 	ZST_ERR_BADMSG,
 	ZST_ERR_INVAL,
@@ -123,6 +124,8 @@ struct zbatch_ctx {
 const struct zbatch_codec_ops *zbatch_codec(unsigned int id);
 int zbatch_codec_by_name(const char *name);
 void zbatch_ctx_free(struct zbatch_ctx *ctx);
+/* Bytes of a context prepared for every codec (an engine's). */
+size_t zbatch_ctx_bytes(void);
 /* Allocate @codec's workspace and the verify buffer now (may sleep). */
 int zbatch_ctx_prepare(struct zbatch_ctx *ctx, unsigned int codec);
 /* Runs req->desc with codec @id; fills req->status and req->produced. */

@@ -49,8 +49,9 @@ static int __init zbatch_init(void)
 	if (ret)
 		goto err_chardev;
 	zbatch_debugfs_create();
-	pr_info("version %s: %u device(s), batch size %u\n", ZBATCH_VERSION,
-		zbatch_nr_devs, zbatch_batch_size());
+	pr_info("version %s: %u device(s), batch size %u, %zu KiB of workspaces per engine\n",
+		ZBATCH_VERSION, zbatch_nr_devs, zbatch_batch_size(),
+		zbatch_ctx_bytes() / 1024);
 	if (selftest)
 		zbatch_selftest_run();
 	return 0;

@@ -350,9 +350,8 @@ static void engines_stop(struct zbatch_dev *dev)
 	unsigned int i;
 
 	for (i = 0; i < dev->nr_engines; i++) {
-		if (!dev->engines[i].task)
-			continue;
-		kthread_stop(dev->engines[i].task);
+		if (dev->engines[i].task)
+			kthread_stop(dev->engines[i].task);
 		dev->engines[i].task = NULL;
 		zbatch_ctx_free(&dev->engines[i].ctx);
 	}
@@ -368,7 +367,19 @@ static int engines_start(struct zbatch_dev *dev, unsigned int *next_cpu)
 	for (i = 0; i < dev->nr_engines; i++) {
 		struct zbatch_engine *e = &dev->engines[i];
 		struct task_struct *t;
+		unsigned int c;
+		int ret;
 
+		/*
+		 * Every workspace now: an engine must never allocate. Under
+		 * swap pressure a GFP_NOIO allocation can retry forever
+		 * while the zswap caller it serves waits for it.
+		 */
+		for (c = ZBATCH_CODEC_DEFAULT + 1; c < ZBATCH_CODEC_NR; c++) {
+			ret = zbatch_ctx_prepare(&e->ctx, c);
+			if (ret)
+				return ret;
+		}
 		cpu = cpumask_next_and(*next_cpu, mask, cpu_online_mask);
 		if (cpu >= nr_cpu_ids)
 			cpu = cpumask_first_and(mask, cpu_online_mask);

@@ -59,7 +59,7 @@ Result<std::string> SysfsTree::read(const std::string &path) const
 Result<void> SysfsTree::write(const std::string &path, const std::string &value) const
 {
 	const auto full = resolve(path);
-	int fd = ::open(full.c_str(), O_WRONLY | O_CLOEXEC);
+	int fd = ::open(full.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);	// as the shell's >
 	if (fd < 0) {
 		int e = errno;
 		return fail(e, fmt::format("cannot open {} for writing: {}", full.string(),

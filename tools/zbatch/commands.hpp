@@ -23,5 +23,11 @@ using Action = std::function<Result<int>()>;
 void add_status(CLI::App &app, const GlobalOptions &g, Action &action);
 void add_bench(CLI::App &app, const GlobalOptions &g, Action &action);
 void add_swap(CLI::App &app, const GlobalOptions &g, Action &action);
+void add_load(CLI::App &app, const GlobalOptions &g, Action &action);
+void add_config(CLI::App &app, const GlobalOptions &g, Action &action);
+void add_wq(CLI::App &app, const GlobalOptions &g, Action &action);
+void add_stats(CLI::App &app, const GlobalOptions &g, Action &action);
+void add_validate(CLI::App &app, const GlobalOptions &g, Action &action);
+void add_selftest(CLI::App &app, const GlobalOptions &g, Action &action);
 
 } // namespace zbatch::cli

@@ -26,9 +26,15 @@ int main(int argc, char **argv)
 	app.add_flag("--json", g.json, "Machine-readable JSON output where supported");
 
 	cli::Action action;
+	cli::add_load(app, g, action);
 	cli::add_status(app, g, action);
+	cli::add_config(app, g, action);
+	cli::add_wq(app, g, action);
+	cli::add_stats(app, g, action);
 	cli::add_bench(app, g, action);
 	cli::add_swap(app, g, action);
+	cli::add_selftest(app, g, action);
+	cli::add_validate(app, g, action);
 
 	try {
 		app.parse(argc, argv);
@@ -48,8 +54,10 @@ int main(int argc, char **argv)
 	try {
 		auto rc = action();
 		if (!rc) {
-			fmt::print(stderr, "zbatch: error: {}\n", rc.error().message);
-			return kExitFailure;
+			fmt::print(stderr, "zbatch: {}: {}\n",
+				   rc.error().exit == kExitSkipped ? "skipped" : "error",
+				   rc.error().message);
+			return rc.error().exit;
 		}
 		return *rc;
 	} catch (const std::exception &e) {

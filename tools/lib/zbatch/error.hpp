@@ -8,9 +8,18 @@
 
 namespace zbatch {
 
+// Exit codes of every zbatch command (Documentation/cli.md).
+enum ExitCode : int {
+	kExitOk = 0,
+	kExitFailure = 1,
+	kExitUsage = 2,
+	kExitSkipped = 77,	// no hardware, no module or not root
+};
+
 struct Error {
 	int code = 0;		// positive errno value, 0 when none applies
 	std::string message;
+	int exit = kExitFailure;	// what the CLI exits with
 };
 
 template <typename T>
@@ -21,12 +30,10 @@ inline std::unexpected<Error> fail(int code, std::string message)
 	return std::unexpected<Error>(Error{code, std::move(message)});
 }
 
-// Exit codes of every zbatch command (Documentation/cli.md).
-enum ExitCode : int {
-	kExitOk = 0,
-	kExitFailure = 1,
-	kExitUsage = 2,
-	kExitSkipped = 77,	// no hardware, no module or not root
-};
+// A condition that makes the command not applicable here (exit 77).
+inline std::unexpected<Error> skip(int code, std::string message)
+{
+	return std::unexpected<Error>(Error{code, std::move(message), kExitSkipped});
+}
 
 } // namespace zbatch

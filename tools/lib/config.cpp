@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "zbatch/config.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <sstream>
+
+#include <fmt/core.h>
+
+namespace zbatch {
+
+static const std::string kDir = "/sys/kernel/zbatch/";
+
+const std::vector<Tunable> &tunables()
+{
+	static const std::vector<Tunable> t = {
+		{"codec", TunableKind::Choice, 0, 0, "codec of batches that ask for the default"},
+		{"sync_mode", TunableKind::Choice, 0, 0, "sync, async or async_irq completion"},
+		{"policy", TunableKind::Choice, 0, 0, "local or global WQ choice for compress"},
+		{"verify_compress", TunableKind::Bool, 0, 1, "decompress and compare every output"},
+		{"timeout_ms", TunableKind::Uint, 1, 60000, "descriptor timeout"},
+		{"acomp_inline", TunableKind::Bool, 0, 1, "acomp calls run on the calling CPU"},
+	};
+	return t;
+}
+
+const Tunable *find_tunable(const std::string &key)
+{
+	for (const auto &t : tunables())
+		if (key == t.name)
+			return &t;
+	return nullptr;
+}
+
+static std::string known_keys()
+{
+	std::string s;
+	for (const auto &t : tunables())
+		s += (s.empty() ? "" : ", ") + std::string(t.name);
+	return s;
+}
+
+static Result<const Tunable *> lookup(const std::string &key)
+{
+	const Tunable *t = find_tunable(key);
+	if (!t)
+		return fail(EINVAL, fmt::format("unknown key '{}' (known: {})", key, known_keys()));
+	return t;
+}
+
+Result<std::vector<std::string>> config_choices(const SysfsTree &tree, const std::string &key)
+{
+	auto raw = tree.read(kDir + key);
+	if (!raw)
+		return std::unexpected(raw.error());
+	std::vector<std::string> out;
+	std::istringstream in(*raw);
+	std::string w;
+	while (in >> w) {
+		if (w.front() == '[' && w.back() == ']')
+			w = w.substr(1, w.size() - 2);
+		out.push_back(w);
+	}
+	return out;
+}
+
+Result<std::string> config_get(const SysfsTree &tree, const std::string &key)
+{
+	auto t = lookup(key);
+	if (!t)
+		return std::unexpected(t.error());
+	auto raw = tree.read(kDir + key);
+	if (!raw)
+		return std::unexpected(raw.error());
+	if ((*t)->kind == TunableKind::Choice) {
+		auto l = raw->find('['), r = raw->find(']');
+		if (l == std::string::npos || r == std::string::npos || r < l)
+			return fail(EINVAL, fmt::format("{}{}: unexpected content '{}'", kDir, key, *raw));
+		return raw->substr(l + 1, r - l - 1);
+	}
+	return *raw;
+}
+
+static Result<std::string> normalise(const SysfsTree &tree, const Tunable &t,
+				     const std::string &value)
+{
+	switch (t.kind) {
+	case TunableKind::Choice: {
+		auto choices = config_choices(tree, t.name);
+		if (!choices)
+			return std::unexpected(choices.error());
+		if (std::find(choices->begin(), choices->end(), value) == choices->end()) {
+			std::string all;
+			for (const auto &c : *choices)
+				all += (all.empty() ? "" : ", ") + c;
+			return fail(EINVAL, fmt::format("{}: '{}' is not one of: {}", t.name, value, all));
+		}
+		return value;
+	}
+	case TunableKind::Bool:
+		if (value == "1" || value == "true" || value == "on" || value == "yes")
+			return std::string("1");
+		if (value == "0" || value == "false" || value == "off" || value == "no")
+			return std::string("0");
+		return fail(EINVAL, fmt::format("{}: '{}' is not a boolean (0/1, on/off, true/false)",
+						t.name, value));
+	case TunableKind::Uint: {
+		bool digits = !value.empty() &&
+			      std::all_of(value.begin(), value.end(), [](char c) { return std::isdigit(c); });
+		unsigned long v = digits && value.size() < 12 ? std::stoul(value) : 0;
+		if (!digits || v < t.min || v > t.max)
+			return fail(EINVAL, fmt::format("{}: '{}' is not a number from {} to {}", t.name,
+							value, t.min, t.max));
+		return std::to_string(v);
+	}
+	}
+	return fail(EINVAL, "unreachable");
+}
+
+Result<void> config_set(const SysfsTree &tree, const std::string &key, const std::string &value)
+{
+	auto t = lookup(key);
+	if (!t)
+		return std::unexpected(t.error());
+	auto v = normalise(tree, **t, value);
+	if (!v)
+		return std::unexpected(v.error());
+	return tree.write(kDir + key, *v);
+}
+
+Result<Config> config_snapshot(const SysfsTree &tree)
+{
+	Config cfg;
+	for (const auto &t : tunables()) {
+		auto v = config_get(tree, t.name);
+		if (!v)
+			return std::unexpected(v.error());
+		cfg[t.name] = *v;
+	}
+	return cfg;
+}
+
+Result<void> config_apply(const SysfsTree &tree, const Config &cfg)
+{
+	Config norm;
+	for (const auto &[k, v] : cfg) {
+		auto t = lookup(k);
+		if (!t)
+			return std::unexpected(t.error());
+		auto n = normalise(tree, **t, v);
+		if (!n)
+			return std::unexpected(n.error());
+		norm[k] = *n;
+	}
+	auto before = config_snapshot(tree);
+	if (!before)
+		return std::unexpected(before.error());
+	std::vector<std::string> done;
+	for (const auto &[k, v] : norm) {
+		if (auto w = tree.write(kDir + k, v); !w) {
+			for (const auto &d : done)
+				(void)tree.write(kDir + d, before->at(d));
+			return fail(w.error().code, fmt::format("{} (nothing applied: {} restored)",
+								 w.error().message,
+								 done.empty() ? "none" : fmt::format("{} key(s)", done.size())));
+		}
+		done.push_back(k);
+	}
+	return {};
+}
+
+std::string config_to_json(const Config &cfg)
+{
+	std::string s = "{\n";
+	size_t i = 0;
+	for (const auto &[k, v] : cfg)
+		s += fmt::format("  \"{}\": \"{}\"{}\n", k, v, ++i < cfg.size() ? "," : "");
+	return s + "}\n";
+}
+
+Result<Config> config_from_json(const std::string &text)
+{
+	Config cfg;
+	size_t i = 0;
+	auto ws = [&] {
+		while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
+			i++;
+	};
+	auto bad = [&](const std::string &what) {
+		return fail(EINVAL, fmt::format("JSON: {} at offset {}", what, i));
+	};
+	auto str = [&](std::string &out) -> bool {
+		if (i >= text.size() || text[i] != '"')
+			return false;
+		for (i++; i < text.size() && text[i] != '"'; i++) {
+			if (text[i] == '\\')
+				return false;	// no escapes in these values
+			out += text[i];
+		}
+		if (i >= text.size())
+			return false;
+		i++;
+		return true;
+	};
+	ws();
+	if (i >= text.size() || text[i++] != '{')
+		return bad("expected '{'");
+	ws();
+	if (i < text.size() && text[i] == '}')
+		return cfg;
+	for (;;) {
+		std::string k, v;
+		ws();
+		if (!str(k))
+			return bad("expected a key string");
+		ws();
+		if (i >= text.size() || text[i++] != ':')
+			return bad("expected ':'");
+		ws();
+		if (i < text.size() && text[i] == '"') {
+			if (!str(v))
+				return bad("bad string value");
+		} else {
+			while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) ||
+						   text[i] == '.' || text[i] == '-'))
+				v += text[i++];
+			if (v.empty())
+				return bad("expected a value");
+		}
+		if (cfg.count(k))
+			return bad(fmt::format("duplicate key '{}'", k));
+		cfg[k] = v;
+		ws();
+		if (i < text.size() && text[i] == ',') {
+			i++;
+			continue;
+		}
+		if (i < text.size() && text[i] == '}') {
+			i++;
+			ws();
+			if (i != text.size())
+				return bad("trailing content");
+			return cfg;
+		}
+		return bad("expected ',' or '}'");
+	}
+}
+
+} // namespace zbatch

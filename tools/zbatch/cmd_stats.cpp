@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+// zbatch stats: debugfs counters, batch histogram, latency percentiles.
+#include <chrono>
+#include <thread>
+
+#include <fmt/core.h>
+
+#include "commands.hpp"
+#include "zbatch/stats.hpp"
+
+namespace zbatch::cli {
+
+namespace {
+
+void print_table(const Stats &s)
+{
+	std::vector<std::string> cols{"global"};
+	for (const auto &[k, v] : s.scopes)
+		cols.push_back(k);
+	fmt::print("{:<22}", "counter");
+	for (const auto &c : cols)
+		fmt::print(" {:>14}", c);
+	fmt::print("\n");
+	for (const auto &[name, v] : s.global) {
+		fmt::print("{:<22} {:>14}", name, v);
+		for (const auto &[k, c] : s.scopes)
+			fmt::print(" {:>14}", c.count(name) ? c.at(name) : 0);
+		fmt::print("\n");
+	}
+	if (!s.batch_hist.empty()) {
+		fmt::print("\nbatch size histogram:\n");
+		for (const auto &[n, c] : s.batch_hist)
+			fmt::print("  {:>3} {:>12}\n", n, c);
+	}
+	if (!s.latency.empty()) {
+		fmt::print("\nlatency (sampled requests, ns):\n  {:<11} {:>10} {:>12} {:>12} {:>12}\n",
+			   "op", "samples", "p50", "p95", "p99");
+		for (const auto &l : s.latency)
+			fmt::print("  {:<11} {:>10} {:>12} {:>12} {:>12}\n", l.op, l.samples, l.p50,
+				   l.p95, l.p99);
+	}
+}
+
+Result<int> run(const GlobalOptions &g, unsigned int watch, bool reset)
+{
+	SysfsTree tree(g.root);
+	if (reset) {
+		if (!tree.exists(std::string(kDebugDir) + "/reset"))
+			return skip(ENOENT, "debugfs zbatch/reset missing: module not loaded or not root");
+		if (auto r = tree.write(std::string(kDebugDir) + "/reset", "1"); !r)
+			return std::unexpected(r.error());
+		fmt::print("statistics reset\n");
+		return kExitOk;
+	}
+	for (;;) {
+		auto s = read_stats(tree);
+		if (!s)
+			return std::unexpected(s.error());
+		if (g.json)
+			fmt::print("{}", stats_to_json(*s));
+		else
+			print_table(*s);
+		if (!watch)
+			return kExitOk;
+		std::fflush(stdout);
+		std::this_thread::sleep_for(std::chrono::seconds(watch));
+		if (!g.json)
+			fmt::print("\n");
+	}
+}
+
+} // namespace
+
+void add_stats(CLI::App &app, const GlobalOptions &g, Action &action)
+{
+	struct Opts {
+		unsigned int watch = 0;
+		bool reset = false;
+	};
+	auto o = std::make_shared<Opts>();
+	auto *sub = app.add_subcommand("stats", "Counters, batch histogram, latency percentiles");
+	sub->add_option("--watch", o->watch, "Repeat every SECS seconds until interrupted")
+		->check(CLI::Range(1, 3600));
+	sub->add_flag("--reset", o->reset, "Zero every counter and histogram");
+	sub->footer("Reads /sys/kernel/debug/zbatch (root). Counters: Documentation/ABI/zbatch.\n"
+		    "Examples:\n  zbatch stats\n  zbatch --json stats\n  zbatch stats --watch 2\n"
+		    "  zbatch stats --reset");
+	sub->callback([&action, &g, o] { action = [&g, o] { return run(g, o->watch, o->reset); }; });
+}
+
+void add_validate(CLI::App &app, const GlobalOptions &g, Action &action)
+{
+	auto *sub = app.add_subcommand("validate", "Check invariants across the statistics");
+	sub->footer("Checks: calls = completions + errors (global, per device, per WQ); no\n"
+		    "timeouts; no verify mismatches; zswap holds no more pages than zbatch\n"
+		    "compressed when it uses a zbatch algorithm. Exit 1 when one fails.\n"
+		    "Examples:\n  zbatch validate");
+	sub->callback([&action, &g] {
+		action = [&g]() -> Result<int> {
+			SysfsTree tree(g.root);
+			auto s = read_stats(tree);
+			if (!s)
+				return std::unexpected(s.error());
+			bool ok = true;
+			for (const auto &c : validate(*s, tree)) {
+				fmt::print("{:<4} {} ({})\n", c.ok ? "ok" : "FAIL", c.what, c.detail);
+				ok &= c.ok;
+			}
+			return ok ? kExitOk : kExitFailure;
+		};
+	});
+}
+
+void add_selftest(CLI::App &app, const GlobalOptions &g, Action &action)
+{
+	auto *sub = app.add_subcommand("selftest", "Run the in-module self-tests, print KTAP");
+	sub->footer("Writes debugfs zbatch/selftest and prints selftest_results. Exit 0 when\n"
+		    "every test passed, 1 otherwise, 77 without the module or root. The tests\n"
+		    "change tunables and WQ states briefly; run them on an idle system.\n"
+		    "Examples:\n  zbatch selftest");
+	sub->callback([&action, &g] {
+		action = [&g]() -> Result<int> {
+			SysfsTree tree(g.root);
+			const std::string dir = kDebugDir;
+			if (!tree.exists(dir + "/selftest"))
+				return skip(ENOENT, fmt::format("{}/selftest missing: module not loaded, "
+								"debugfs not mounted, or not root", dir));
+			if (auto w = tree.write(dir + "/selftest", "1"); !w)
+				return std::unexpected(w.error());
+			auto r = tree.read(dir + "/selftest_results");
+			if (!r)
+				return std::unexpected(r.error());
+			fmt::print("{}\n", *r);
+			bool any_ok = r->find("\nok ") != std::string::npos;
+			bool any_bad = r->find("\nnot ok ") != std::string::npos;
+			return any_ok && !any_bad ? kExitOk : kExitFailure;
+		};
+	});
+}
+
+} // namespace zbatch::cli
