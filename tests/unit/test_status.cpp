@@ -28,3 +28,34 @@ TEST(Status, ReadsVersionAndAttributes)
 	EXPECT_EQ(st->attributes.at("codec"), "lz4");
 	EXPECT_EQ(st->attributes.count("devices"), 0u);
 }
+
+TEST(Status, LayoutParamsAlgorithmsAndZswap)
+{
+	FakeTree t;
+	t.put("/sys/kernel/zbatch/version", "0.2.0\n");
+	t.put("/sys/kernel/zbatch/dev0/node", "0\n");
+	t.put("/sys/kernel/zbatch/dev0/engines", "2\n");
+	t.put("/sys/kernel/zbatch/dev0/wq0/mode", "dedicated\n");
+	t.put("/sys/kernel/zbatch/dev0/wq0/enabled", "1\n");
+	t.put("/sys/module/zbatch/parameters/devices", "0\n");
+	t.put("/sys/module/zswap/parameters/compressor", "lz4-zbatch\n");
+	t.put("/sys/module/zswap/parameters/enabled", "Y\n");
+	t.put("/proc/crypto", "name         : lzo\ndriver       : lzo-scomp\nmodule       : kernel\n"
+			      "priority     : 0\n\nname         : lz4-zbatch\ndriver       : lz4-zbatch\n"
+			      "module       : zbatch\npriority     : 0\nselftest     : passed\n\n");
+	zbatch::SysfsTree tree(t.root());
+	auto st = zbatch::read_status(tree);
+	ASSERT_TRUE(st) << st.error().message;
+	ASSERT_EQ(st->devices.size(), 1u);
+	EXPECT_EQ(st->devices[0].engines, "2");
+	ASSERT_EQ(st->devices[0].wqs.size(), 1u);
+	EXPECT_EQ(st->devices[0].wqs[0].mode, "dedicated");
+	EXPECT_EQ(st->params.at("devices"), "0");
+	ASSERT_EQ(st->algorithms.size(), 1u);
+	EXPECT_EQ(st->algorithms[0].driver, "lz4-zbatch");
+	EXPECT_EQ(st->algorithms[0].selftest, "passed");
+	EXPECT_TRUE(st->zswap_enabled);
+	EXPECT_TRUE(st->zswap_uses_zbatch);
+	auto json = zbatch::status_to_json(*st);
+	EXPECT_NE(json.find("\"uses_zbatch\": true"), std::string::npos) << json;
+}

@@ -87,3 +87,33 @@ TEST(Cli, BenchStatsValidateSelftest)
 	EXPECT_EQ(st.status, 0) << st.output;
 	EXPECT_NE(st.output.find("KTAP version 1"), std::string::npos);
 }
+
+TEST(Cli, BenchModesAndPlot)
+{
+	const std::string png = "/tmp/zbatch-speedup.png";
+	std::remove(png.c_str());
+	auto mode = choice(sysfs_read(kSys + "/sync_mode"));
+	auto b = run(kCli + " bench --codec lz4 --batch 1,8 --pages 16 --rounds 1 --mode sync,async_irq"
+		     " --plot " + png);
+	ASSERT_EQ(b.status, 0) << b.output;
+	EXPECT_NE(b.output.find("sync_mode async_irq"), std::string::npos) << b.output;
+	EXPECT_EQ(choice(sysfs_read(kSys + "/sync_mode")), mode) << "sync_mode not restored";
+	std::ifstream f(png, std::ios::binary);
+	char magic[4] = {};
+	f.read(magic, 4);
+	EXPECT_EQ(std::string(magic + 1, 3), "PNG");
+	auto bad = run(kCli + " bench --codec lz4 --pages 4 --rounds 1 --mode turbo");
+	EXPECT_EQ(bad.status, 1) << bad.output;
+	EXPECT_EQ(choice(sysfs_read(kSys + "/sync_mode")), mode);
+}
+
+TEST(Cli, StatusShowsLayoutAlgorithmsAndZswap)
+{
+	auto s = run(kCli + " status");
+	ASSERT_EQ(s.status, 0) << s.output;
+	for (const char *want : {"layout:", "dev0 (node", "wq0 dedicated", "lz4-zbatch",
+				 "selftest passed", "zswap: ", "load parameters:"})
+		EXPECT_NE(s.output.find(want), std::string::npos) << want << "\n" << s.output;
+	auto j = run(kCli + " --json status");
+	EXPECT_NE(j.output.find("\"algorithms\": [{"), std::string::npos) << j.output;
+}

@@ -29,7 +29,101 @@ Result<ModuleStatus> read_status(const SysfsTree &tree)
 		if (auto v = tree.read(path))
 			st.attributes[name] = *v;
 	}
+	const std::string pdir = "/sys/module/zbatch/parameters";
+	for (const auto &p : tree.list(pdir).value_or(std::vector<std::string>{}))
+		if (auto v = tree.read(pdir + "/" + p))
+			st.params[p] = *v;
+	for (const auto &d : *names) {
+		if (d.rfind("dev", 0) != 0)
+			continue;
+		const std::string dp = fmt::format("{}/{}", kSysfsDir, d);
+		auto rd = [&](const std::string &f) { return tree.read(dp + "/" + f).value_or("?"); };
+		DeviceStatus ds{d, rd("node"), rd("engines"), rd("cpus"), {}};
+		for (const auto &w : tree.list(dp).value_or(std::vector<std::string>{})) {
+			if (w.rfind("wq", 0) != 0)
+				continue;
+			ds.wqs.push_back({w, rd(w + "/mode"), rd(w + "/size"), rd(w + "/priority"),
+					  rd(w + "/enabled"), rd(w + "/queued")});
+		}
+		st.devices.push_back(ds);
+	}
+	st.algorithms = parse_proc_crypto(tree.read("/proc/crypto").value_or(""), "zbatch");
+	if (auto c = tree.read("/sys/module/zswap/parameters/compressor")) {
+		st.zswap_compressor = *c;
+		st.zswap_enabled = tree.read("/sys/module/zswap/parameters/enabled").value_or("N") == "Y";
+		for (const auto &a : st.algorithms)
+			if (a.driver == *c || (a.name == *c && a.priority != "0"))
+				st.zswap_uses_zbatch = true;
+	}
 	return st;
+}
+
+std::vector<CryptoAlg> parse_proc_crypto(const std::string &text, const std::string &module)
+{
+	std::vector<CryptoAlg> out;
+	std::map<std::string, std::string> kv;
+	auto flush = [&] {
+		if (kv["module"] == module)
+			out.push_back({kv["name"], kv["driver"], kv["priority"], kv["selftest"]});
+		kv.clear();
+	};
+	size_t pos = 0;
+	while (pos <= text.size()) {
+		size_t eol = text.find('\n', pos);
+		std::string line = text.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
+		if (line.empty()) {
+			flush();
+		} else {
+			auto colon = line.find(':');
+			if (colon != std::string::npos) {
+				auto trim = [](std::string x) {
+					x.erase(0, x.find_first_not_of(' '));
+					x.erase(x.find_last_not_of(' ') + 1);
+					return x;
+				};
+				kv[trim(line.substr(0, colon))] = trim(line.substr(colon + 1));
+			}
+		}
+		if (eol == std::string::npos)
+			break;
+		pos = eol + 1;
+	}
+	flush();
+	return out;
+}
+
+std::string status_to_json(const ModuleStatus &st)
+{
+	std::string o = fmt::format("{{\"loaded\": true, \"version\": \"{}\", \"attributes\": {{", st.version);
+	size_t i = 0;
+	for (const auto &[k, v] : st.attributes)
+		o += fmt::format("{}\"{}\": \"{}\"", i++ ? ", " : "", k, v);
+	o += "}, \"params\": {";
+	i = 0;
+	for (const auto &[k, v] : st.params)
+		o += fmt::format("{}\"{}\": \"{}\"", i++ ? ", " : "", k, v);
+	o += "}, \"devices\": [";
+	i = 0;
+	for (const auto &d : st.devices) {
+		o += fmt::format("{}{{\"name\": \"{}\", \"node\": {}, \"engines\": {}, \"wqs\": [",
+				 i++ ? ", " : "", d.name, d.node, d.engines);
+		size_t j = 0;
+		for (const auto &w : d.wqs)
+			o += fmt::format("{}{{\"name\": \"{}\", \"mode\": \"{}\", \"size\": {}, "
+					 "\"enabled\": {}}}", j++ ? ", " : "", w.name, w.mode, w.size,
+					 w.enabled == "1" ? "true" : "false");
+		o += "]}";
+	}
+	o += "], \"algorithms\": [";
+	i = 0;
+	for (const auto &a : st.algorithms)
+		o += fmt::format("{}{{\"name\": \"{}\", \"driver\": \"{}\", \"priority\": {}, "
+				 "\"selftest\": \"{}\"}}", i++ ? ", " : "", a.name, a.driver,
+				 a.priority.empty() ? "0" : a.priority, a.selftest);
+	o += fmt::format("], \"zswap\": {{\"compressor\": \"{}\", \"enabled\": {}, "
+			 "\"uses_zbatch\": {}}}}}\n", st.zswap_compressor,
+			 st.zswap_enabled ? "true" : "false", st.zswap_uses_zbatch ? "true" : "false");
+	return o;
 }
 
 } // namespace zbatch

@@ -175,12 +175,20 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 			failure = "cannot release the processes";
 	close(go[1]);
 	auto deadline = start + std::chrono::seconds(cfg.timeout_s);
+	auto next_progress = std::chrono::steady_clock::now();
 	for (size_t i = 0; i < pids.size(); i++) {
 		int st = 0;
 		for (;;) {
 			pid_t r = waitpid(pids[i], &st, WNOHANG);
 			if (r == pids[i])
 				break;
+			auto now = std::chrono::steady_clock::now();
+			if (cfg.progress && now >= next_progress) {
+				auto vm = parse_kv(tree.read("/proc/vmstat").value_or(""));
+				cfg.progress(std::chrono::duration<double>(now - start).count(),
+					     vm["zswpout"] - vm0["zswpout"], vm["zswpin"] - vm0["zswpin"]);
+				next_progress = now + std::chrono::seconds(1);
+			}
 			if (std::chrono::steady_clock::now() > deadline) {
 				for (auto p : pids)
 					kill(p, SIGKILL);

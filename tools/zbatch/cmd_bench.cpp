@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // zbatch bench: batches against one request at a time, side by side.
+#include <cstdio>
+#include <map>
+
 #include <fmt/core.h>
 
 #include "commands.hpp"
@@ -20,9 +23,55 @@ struct BenchOptions {
 	size_t pages = 512;
 	unsigned int rounds = 5;
 	bool quick = false;
-	std::string mode;
+	std::vector<std::string> modes;
 	bool csv = false;
+	std::string plot;
 };
+
+struct ModeRows {
+	std::string mode;	// "" when not set by --mode
+	std::vector<BenchRow> rows;
+};
+
+// A PNG chart of speedup against batch size, one line per codec, op and
+// mode, through gnuplot (Debian's gnuplot-nox).
+Result<void> plot(const std::vector<ModeRows> &all, const std::string &file)
+{
+	std::string data, cmds;
+	std::vector<std::string> series;
+	for (const auto &mr : all) {
+		std::map<std::string, std::vector<const BenchRow *>> by;
+		for (const auto &r : mr.rows)
+			by[r.codec + " " + r.op + (mr.mode.empty() ? "" : " " + mr.mode)].push_back(&r);
+		for (const auto &[name, rows] : by) {
+			series.push_back(name);
+			for (const auto *r : rows)
+				data += fmt::format("{} {:.4f}\n", r->batch, r->speedup);
+			data += "\n\n";
+		}
+	}
+	if (series.empty())
+		return fail(EINVAL, "--plot: nothing to plot");
+	std::string script = fmt::format(
+		"set terminal png size 1000,600\nset output '{}'\n"
+		"set title 'zbatch: batched vs one request at a time (same codec)'\n"
+		"set xlabel 'batch size'\nset ylabel 'speedup (median throughput ratio)'\n"
+		"set logscale x 2\nset key outside right\nset grid\n$d << EOD\n{}EOD\nplot ",
+		file, data);
+	for (size_t i = 0; i < series.size(); i++)
+		script += fmt::format("{}$d index {} with linespoints title '{}'", i ? ", " : "", i,
+				      series[i]);
+	script += "\n";
+	FILE *p = popen("gnuplot", "w");
+	if (!p)
+		return fail(errno, "--plot: cannot run gnuplot (install gnuplot-nox)");
+	fwrite(script.data(), 1, script.size(), p);
+	int st = pclose(p);
+	if (st != 0)
+		return fail(EIO, fmt::format("--plot: gnuplot failed (status {}); is gnuplot-nox "
+					     "installed?", st));
+	return {};
+}
 
 void print_rows(const std::vector<BenchRow> &rows, const GlobalOptions &g, bool csv)
 {
@@ -98,29 +147,50 @@ Result<int> run(const GlobalOptions &g, BenchOptions o)
 		cfg.data = generate(*p, cfg.pages * cfg.page_size, 42);
 	}
 	SysfsTree tree(g.root);
+	auto dev = Device::open();
+	if (!dev)
+		return std::unexpected(dev.error());
 	std::string old_mode;
-	if (!o.mode.empty()) {
-		auto cur = tree.read("/sys/kernel/zbatch/sync_mode");
+	const std::string mode_path = "/sys/kernel/zbatch/sync_mode";
+	if (!o.modes.empty()) {
+		auto cur = tree.read(mode_path);
 		if (!cur)
 			return std::unexpected(cur.error());
 		auto l = cur->find('['), r = cur->find(']');
 		old_mode = l != std::string::npos && r != std::string::npos ?
 			cur->substr(l + 1, r - l - 1) : std::string();
-		if (auto w = tree.write("/sys/kernel/zbatch/sync_mode", o.mode); !w)
-			return fail(EINVAL, fmt::format("--mode {}: {}", o.mode, w.error().message));
 	}
-	auto dev = Device::open();
-	if (!dev)
-		return std::unexpected(dev.error());
-	auto rows = run_bench(*dev, cfg);
+	std::vector<ModeRows> all;
+	for (const auto &m : o.modes.empty() ? std::vector<std::string>{""} : o.modes) {
+		if (!m.empty())
+			if (auto w = tree.write(mode_path, m); !w) {
+				(void)tree.write(mode_path, old_mode);
+				return fail(EINVAL, fmt::format("--mode {}: {} (sync, async, async_irq)", m,
+								w.error().message));
+			}
+		auto rows = run_bench(*dev, cfg);
+		if (!rows) {
+			if (!old_mode.empty())
+				(void)tree.write(mode_path, old_mode);
+			return std::unexpected(rows.error());
+		}
+		all.push_back({m, std::move(*rows)});
+	}
 	if (!old_mode.empty())
-		(void)tree.write("/sys/kernel/zbatch/sync_mode", old_mode);
-	if (!rows)
-		return std::unexpected(rows.error());
-	if (!g.json && !o.csv)
-		fmt::print("# {} pages of {} bytes ({}), {} rounds; MB/s of input over kernel time\n",
-			   cfg.pages, cfg.page_size, o.file.empty() ? o.pattern : o.file, cfg.rounds);
-	print_rows(*rows, g, o.csv);
+		(void)tree.write(mode_path, old_mode);
+	for (const auto &mr : all) {
+		if (!g.json && !o.csv)
+			fmt::print("# {} pages of {} bytes ({}), {} rounds{}; MB/s of input over kernel "
+				   "time\n", cfg.pages, cfg.page_size, o.file.empty() ? o.pattern : o.file,
+				   cfg.rounds, mr.mode.empty() ? "" : ", sync_mode " + mr.mode);
+		print_rows(mr.rows, g, o.csv);
+	}
+	if (!o.plot.empty()) {
+		if (auto p = plot(all, o.plot); !p)
+			return std::unexpected(p.error());
+		if (!g.json && !o.csv)
+			fmt::print("# chart written to {}\n", o.plot);
+	}
 	return kExitOk;
 }
 
@@ -140,13 +210,19 @@ void add_bench(CLI::App &app, const GlobalOptions &g, Action &action)
 	sub->add_option("--rounds", o->rounds, "Rounds; medians and spread over them (default 5)")
 		->check(CLI::Range(1, 1000));
 	sub->add_flag("--quick", o->quick, "At most 128 pages and 3 rounds");
-	sub->add_option("--mode", o->mode, "Set sync_mode (sync, async, async_irq) for the run");
+	sub->add_option("--mode", o->modes,
+			"sync_mode(s) to run, comma-separated (sync, async, async_irq); restored after")
+		->delimiter(',');
 	sub->add_flag("--csv", o->csv, "CSV output");
+	sub->add_option("--plot", o->plot, "Write a PNG chart of speedup vs batch size (gnuplot)");
 	sub->footer("Each row runs the same pages in batches and one request per submit\n"
 		    "(the baseline), alternating order per round. Speedup = median batched /\n"
 		    "median single. Absolute MB/s under emulation mean little; ratios do.\n"
 		    "Examples:\n  zbatch bench --codec lz4,zstd --batch 16\n"
-		    "  zbatch bench --sweep --file /usr/lib/x86_64-linux-gnu/libc.so.6 --csv");
+		    "  zbatch bench --sweep --file /usr/lib/x86_64-linux-gnu/libc.so.6 --csv\n"
+		    "  zbatch bench --sweep --mode sync,async_irq --plot speedup.png\n"
+		    "The WQ layout is a load parameter: compare layouts by reloading\n"
+		    "(zbatch unload; zbatch load -p engines=4) between runs.");
 	sub->callback([&action, &g, o] { action = [&g, o] { return run(g, *o); }; });
 }
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // zbatch swap: the usemem-style swap workload with verification.
+#include <unistd.h>
+
 #include <fmt/core.h>
 
 #include "commands.hpp"
@@ -63,7 +65,13 @@ Result<int> run(const GlobalOptions &g, const SwapOptions &o)
 	cfg.thp = o.thp;
 	cfg.timeout_s = o.timeout;
 	cfg.sysroot = g.root;
+	if (isatty(STDERR_FILENO) && !g.json)
+		cfg.progress = [](double s, int64_t out, int64_t in) {
+			fmt::print(stderr, "\r{:6.1f} s  zswpout {:>10}  zswpin {:>10}", s, out, in);
+		};
 	auto r = run_workload(cfg);
+	if (cfg.progress)
+		fmt::print(stderr, "\n");
 	if (!r)
 		return std::unexpected(r.error());
 	if (g.json) {

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "zbatch/sysfs.hpp"
 
@@ -11,13 +12,37 @@ namespace zbatch {
 
 inline constexpr const char *kSysfsDir = "/sys/kernel/zbatch";
 
+struct WqStatus {
+	std::string name, mode, size, priority, enabled, queued;
+};
+
+struct DeviceStatus {
+	std::string name, node, engines, cpus;
+	std::vector<WqStatus> wqs;
+};
+
+struct CryptoAlg {
+	std::string name, driver, priority, selftest;
+};
+
 struct ModuleStatus {
 	std::string version;
 	// Every other readable attribute of /sys/kernel/zbatch, by name.
 	std::map<std::string, std::string> attributes;
+	std::map<std::string, std::string> params;	// /sys/module/zbatch/parameters
+	std::vector<DeviceStatus> devices;
+	std::vector<CryptoAlg> algorithms;		// /proc/crypto, module zbatch
+	std::string zswap_compressor;			// "" when zswap is absent
+	bool zswap_enabled = false;
+	bool zswap_uses_zbatch = false;
 };
 
 // ENOENT with a hint to load the module when it is not loaded.
 Result<ModuleStatus> read_status(const SysfsTree &tree);
+
+// /proc/crypto blocks whose module is @module.
+std::vector<CryptoAlg> parse_proc_crypto(const std::string &text, const std::string &module);
+
+std::string status_to_json(const ModuleStatus &st);
 
 } // namespace zbatch

@@ -31,6 +31,9 @@ struct WorkloadConfig {
 	// reads it back (the processes wait): switch a compressor, read zswap's
 	// pool size, ... An error fails the run after the read-back.
 	std::function<Result<void>()> between;
+	// Called about once a second while the processes run: seconds so far
+	// and zswpout / zswpin since the start (a progress display).
+	std::function<void(double, int64_t, int64_t)> progress;
 };
 
 struct WorkloadResult {
