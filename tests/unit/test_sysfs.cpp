@@ -48,3 +48,14 @@ TEST(SysfsTree, ListIsSorted)
 	ASSERT_TRUE(names.has_value());
 	EXPECT_EQ(*names, (std::vector<std::string>{"a", "b"}));
 }
+
+TEST(SysfsTree, ReadChoice)
+{
+	FakeTree t;
+	t.put("/c", "deflate [lz4] zstd\n");
+	t.put("/n", "plain\n");
+	SysfsTree tree(t.root());
+	EXPECT_EQ(tree.read_choice("/c"), "lz4");
+	EXPECT_EQ(tree.read_choice("/n"), "");
+	EXPECT_EQ(tree.read_choice("/missing"), "");
+}

@@ -55,7 +55,7 @@ inline std::string sysfs_read(const std::string &path)
 inline std::string choice(const std::string &v)
 {
 	auto l = v.find('['), r = v.find(']');
-	return l == std::string::npos ? v : v.substr(l + 1, r - l - 1);
+	return l == std::string::npos || r == std::string::npos ? v : v.substr(l + 1, r - l - 1);
 }
 
 } // namespace vmtest

@@ -74,10 +74,10 @@ Result<std::string> config_get(const SysfsTree &tree, const std::string &key)
 	if (!raw)
 		return std::unexpected(raw.error());
 	if ((*t)->kind == TunableKind::Choice) {
-		auto l = raw->find('['), r = raw->find(']');
-		if (l == std::string::npos || r == std::string::npos || r < l)
+		auto c = tree.read_choice(kDir + key);
+		if (c.empty())
 			return fail(EINVAL, fmt::format("{}{}: unexpected content '{}'", kDir, key, *raw));
-		return raw->substr(l + 1, r - l - 1);
+		return c;
 	}
 	return *raw;
 }

@@ -75,6 +75,17 @@ Result<void> SysfsTree::write(const std::string &path, const std::string &value)
 	return {};
 }
 
+std::string SysfsTree::read_choice(const std::string &path) const
+{
+	auto v = read(path);
+	if (!v)
+		return "";
+	auto l = v->find('['), r = v->find(']');
+	if (l == std::string::npos || r == std::string::npos || r < l)
+		return "";
+	return v->substr(l + 1, r - l - 1);
+}
+
 Result<std::vector<std::string>> SysfsTree::list(const std::string &path) const
 {
 	const auto full = resolve(path);

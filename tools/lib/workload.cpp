@@ -102,11 +102,9 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 	std::string thp_old;
 	const std::string thp_path = "/sys/kernel/mm/transparent_hugepage/enabled";
 	if (!cfg.thp.empty()) {
-		auto cur = tree.read(thp_path);
-		if (!cur)
-			return std::unexpected(cur.error());
-		auto l = cur->find('['), r = cur->find(']');
-		thp_old = cur->substr(l + 1, r - l - 1);
+		thp_old = tree.read_choice(thp_path);
+		if (thp_old.empty())
+			return fail(ENOENT, fmt::format("--thp: cannot read {}", thp_path));
 		if (auto w = tree.write(thp_path, cfg.thp); !w)
 			return fail(EINVAL, fmt::format("--thp {}: {}", cfg.thp, w.error().message));
 	}

@@ -153,12 +153,9 @@ Result<int> run(const GlobalOptions &g, BenchOptions o)
 	std::string old_mode;
 	const std::string mode_path = "/sys/kernel/zbatch/sync_mode";
 	if (!o.modes.empty()) {
-		auto cur = tree.read(mode_path);
-		if (!cur)
-			return std::unexpected(cur.error());
-		auto l = cur->find('['), r = cur->find(']');
-		old_mode = l != std::string::npos && r != std::string::npos ?
-			cur->substr(l + 1, r - l - 1) : std::string();
+		old_mode = tree.read_choice(mode_path);
+		if (old_mode.empty())
+			return fail(ENOENT, fmt::format("--mode: cannot read {}", mode_path));
 	}
 	std::vector<ModeRows> all;
 	for (const auto &m : o.modes.empty() ? std::vector<std::string>{""} : o.modes) {

@@ -25,6 +25,10 @@ public:
 	// Names of the entries of a directory, sorted.
 	Result<std::vector<std::string>> list(const std::string &path) const;
 
+	// The selected entry of a choice file ("a [b] c" -> "b"), or "" when
+	// the file is unreadable or has no bracketed entry.
+	std::string read_choice(const std::string &path) const;
+
 private:
 	std::filesystem::path root_;
 };
