@@ -155,7 +155,7 @@ static int run(struct bufs *b)
 	char zb[32];
 
 	out("# codec op stock_ns_per_page zbatch_ns_per_page zbatch/stock %s\n",
-	    "stock_min stock_max zbatch_min zbatch_max");
+	    "stock_min stock_max zbatch_min zbatch_max zbatch/stock_of_mins");
 	for (c = 0; c < ARRAY_SIZE(codecs); c++) {
 		for (op = 0; op < 2; op++) {
 			s64 t[2][ROUNDS];
@@ -169,11 +169,12 @@ static int run(struct bufs *b)
 			}
 			sort(t[0], ROUNDS, sizeof(s64), cmp_s64, NULL);
 			sort(t[1], ROUNDS, sizeof(s64), cmp_s64, NULL);
-			out("%s %s %lld %lld %lld.%03lld %lld %lld %lld %lld\n", codecs[c],
-			    op ? "decompress" : "compress", t[0][ROUNDS / 2], t[1][ROUNDS / 2],
-			    t[1][ROUNDS / 2] / t[0][ROUNDS / 2],
+			out("%s %s %lld %lld %lld.%03lld %lld %lld %lld %lld %lld.%03lld\n",
+			    codecs[c], op ? "decompress" : "compress", t[0][ROUNDS / 2],
+			    t[1][ROUNDS / 2], t[1][ROUNDS / 2] / t[0][ROUNDS / 2],
 			    t[1][ROUNDS / 2] * 1000 / t[0][ROUNDS / 2] % 1000,
-			    t[0][0], t[0][ROUNDS - 1], t[1][0], t[1][ROUNDS - 1]);
+			    t[0][0], t[0][ROUNDS - 1], t[1][0], t[1][ROUNDS - 1],
+			    t[1][0] / t[0][0], t[1][0] * 1000 / t[0][0] % 1000);
 		}
 	}
 	return 0;
