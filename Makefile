@@ -32,8 +32,11 @@ kmod:
 canary:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/vm/canary modules
 
-bench-kmod:
+# The batch benchmark calls zbatch's exported API: modpost needs its symbols.
+bench-kmod: kmod
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/bench/acomp modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/bench/batch \
+		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules
 
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE)
@@ -66,4 +69,5 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/vm/canary clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/bench/acomp clean
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/bench/batch clean
 	rm -rf $(BUILD)

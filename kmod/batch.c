@@ -4,10 +4,14 @@
  * device, other modules) builds requests, chains them into a batch and
  * goes through zbatch_submit() and zbatch_poll()/zbatch_wait().
  *
- * Each request becomes one IAA-format descriptor on a WQ picked by the
- * CPU mapping. Completion is seen through the descriptor's completion
- * record. A waiting submitter runs its own still-queued descriptors, so a
- * batch uses the submitter's CPU as well as the engines.
+ * Each request becomes one IAA-format descriptor. Dispatch is per batch:
+ * the descriptors form a job cut into slices, the submitter's own and one
+ * per helper engine (as many as the measured costs say pay for their
+ * hand-off: cost.c, plan.c), posted to the WQ the CPU mapping picks with
+ * one wake-up each. The submitter runs its slice inline and then steals;
+ * so do the engines. Outcomes are read from the completion records
+ * (zbatch_cr_errno(): the one place IAA status codes become errnos); the
+ * executor contract is <linux/zbatch_exec.h>.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -15,11 +19,9 @@
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/zbatch.h>
+#include <linux/zbatch_exec.h>
 
 #include "internal.h"
-
-/* Enqueue attempts on a full WQ before the submitter runs the job itself. */
-#define ZBATCH_ENQ_RETRIES	8
 
 /**
  * zbatch_req_init() - describe a request on kernel virtual buffers
@@ -43,15 +45,10 @@ void zbatch_req_init(struct zbatch_req *req, enum zbatch_op op,
 	req->slen = slen;
 	req->dst = dst;
 	req->dlen = dlen;
-	req->done = NULL;
-	req->done_data = NULL;
 	req->status = 0;
 	req->produced = 0;
-	req->batch = NULL;
 	req->wq = NULL;
-	atomic_set(&req->state, ZBATCH_REQ_IDLE);
 	INIT_LIST_HEAD(&req->chain);
-	INIT_LIST_HEAD(&req->qnode);
 }
 EXPORT_SYMBOL_GPL(zbatch_req_init);
 
@@ -119,9 +116,10 @@ EXPORT_SYMBOL_GPL(zbatch_req_set_sg);
 void zbatch_batch_init(struct zbatch_batch *batch, unsigned int codec,
 		       unsigned int flags)
 {
-	memset(batch, 0, sizeof(*batch));
 	INIT_LIST_HEAD(&batch->reqs);
-	init_waitqueue_head(&batch->waitq);
+	batch->nr = 0;
+	batch->finished = false;
+	init_waitqueue_head(&batch->job.waitq);
 	batch->codec = codec;
 	batch->flags = flags;
 }
@@ -134,28 +132,99 @@ EXPORT_SYMBOL_GPL(zbatch_batch_init);
  */
 void zbatch_batch_add(struct zbatch_batch *batch, struct zbatch_req *req)
 {
-	req->batch = batch;
 	list_add_tail(&req->chain, &batch->reqs);
 	batch->nr++;
 }
 EXPORT_SYMBOL_GPL(zbatch_batch_add);
 
 /**
- * zbatch_batch_size() - how many requests a batching caller should chain
+ * zbatch_codec_batch_size() - how many requests a batching caller should chain
+ * @codec: enum zbatch_codec (ZBATCH_CODEC_DEFAULT: the sysfs choice)
+ * @op: the operation
  *
- * Return: 1 when nothing can run requests in parallel (one engine in
- * all), otherwise ZBATCH_MAX_BATCH / 2 (32), the seeds' batch size;
- * up to ZBATCH_MAX_BATCH requests are accepted in any case.
+ * From what dispatch can use: the smallest batch of 4 KiB pages that the
+ * measured costs hand to every engine able to help this CPU (plan.h); 1
+ * when no engine can help. Up to ZBATCH_MAX_BATCH requests are accepted in
+ * any case.
+ *
+ * Return: 1..ZBATCH_MAX_BATCH.
+ */
+unsigned int zbatch_codec_batch_size(unsigned int codec, enum zbatch_op op)
+{
+	struct zbatch_wq *wq = zbatch_wq_pick(op);
+	unsigned int avail;
+
+	if (codec == ZBATCH_CODEC_DEFAULT)
+		codec = READ_ONCE(zbatch_cfg.codec);
+	avail = wq ? zbatch_wq_helpers(wq, raw_smp_processor_id()) : 0;
+	return zbatch_plan_batch_size(zbatch_cost_work(codec, op, PAGE_SIZE),
+				      zbatch_cost_handoff_ns(), avail,
+				      ZBATCH_MAX_BATCH);
+}
+EXPORT_SYMBOL_GPL(zbatch_codec_batch_size);
+
+/**
+ * zbatch_batch_size() - zbatch_codec_batch_size() of the default codec's
+ * compress, the size /dev/zbatch and sysfs report
+ *
+ * Return: 1..ZBATCH_MAX_BATCH.
  */
 unsigned int zbatch_batch_size(void)
 {
-	unsigned int d, engines = 0;
-
-	for (d = 0; d < zbatch_nr_devs; d++)
-		engines += zbatch_devs[d]->nr_engines;
-	return engines > 1 ? ZBATCH_MAX_BATCH / 2 : 1;
+	return zbatch_codec_batch_size(ZBATCH_CODEC_DEFAULT, ZBATCH_OP_COMPRESS);
 }
 EXPORT_SYMBOL_GPL(zbatch_batch_size);
+
+/**
+ * zbatch_cr_errno() - the outcome of a descriptor from its completion record
+ * @cr: the record
+ * @compress: the descriptor was a compress
+ *
+ * The one place IAA completion codes become errnos, as iaa_crypto's
+ * check_completion(): output overflow is -ENOSPC (the caller stores the
+ * page raw), a stream the decompressor refuses -EBADMSG, a verify mismatch
+ * -EIO, the watchdog -ETIMEDOUT, an address fault -EFAULT, a descriptor the
+ * device refuses (opcode, flags, sizes) -EINVAL.
+ *
+ * Return: 0, a negative errno, or -EINPROGRESS while the status is 0.
+ */
+int zbatch_cr_errno(const struct iax_completion_record *cr, bool compress)
+{
+	/* pairs with the executor's release: the other fields are valid */
+	u8 status = smp_load_acquire(&cr->status);
+
+	switch (status) {
+	case IAX_COMP_NONE:
+		return -EINPROGRESS;
+	case IAX_COMP_SUCCESS:
+		return 0;
+	case IAX_COMP_OUTBUF_OVERFLOW:
+		return -ENOSPC;
+	case ZBATCH_CR_WATCHDOG:
+		return -ETIMEDOUT;
+	case IAX_COMP_ANALYTICS_ERROR:
+		switch (cr->error_code) {
+		case ZBATCH_CR_ERR_COMP_OVERFLOW:
+			return compress ? -ENOSPC : -EBADMSG;
+		case ZBATCH_CR_ERR_VERIFY:
+			return -EIO;
+		case ZBATCH_CR_ERR_NOMEM:
+			return -ENOMEM;
+		default:
+			return -EBADMSG;
+		}
+	case IAX_COMP_PAGE_FAULT_IR:
+	case IAX_COMP_CRA_XLAT:
+	case IAX_COMP_PFAULT_RDBA:
+	case IAX_COMP_TRANSLATION_FAIL:
+		return -EFAULT;
+	case IAX_COMP_HW_ERR1:
+	case IAX_COMP_HW_ERR_DRB:
+		return -EIO;
+	default:
+		return -EINVAL;
+	}
+}
 
 static enum zbatch_stat err_stat(int status)
 {
@@ -191,47 +260,6 @@ static void account(struct zbatch_stats *s, struct zbatch_req *req)
 			req->produced);
 }
 
-/*
- * The last touch of a request by whoever ran it. After the pending count
- * drops under the waitq lock, the batch and its requests may be freed.
- */
-void zbatch_req_complete(struct zbatch_req *req)
-{
-	struct zbatch_batch *b = req->batch;
-	unsigned long flags;
-
-	account(&zbatch_gstats, req);
-	if (req->wq) {
-		account(&req->wq->stats, req);
-		account(&req->wq->dev->stats, req);
-	}
-	if (req->lat_sample)
-		zbatch_stats_latency(req->op, local_clock() - req->submit_ns);
-	atomic_set_release(&req->state, ZBATCH_REQ_DONE);
-	if (req->done)
-		req->done(req, req->done_data);
-
-	spin_lock_irqsave(&b->waitq.lock, flags);
-	if (atomic_dec_and_test(&b->pending))
-		wake_up_locked(&b->waitq);
-	spin_unlock_irqrestore(&b->waitq.lock, flags);
-}
-
-/* Run @req in the calling context (fallback, helping or inline). */
-static void run_here(struct zbatch_req *req)
-{
-	struct zbatch_ctx *ctx = zbatch_ctx_get();
-
-	if (!ctx) {
-		req->status = -ENOMEM;
-		zbatch_req_complete(req);
-		return;
-	}
-	zbatch_execute(ctx, req, req->batch->codec);
-	zbatch_ctx_put(ctx);
-	zbatch_req_complete(req);
-}
-
 static bool req_valid(const struct zbatch_req *req)
 {
 	return req->src && req->dst && req->slen && req->dlen &&
@@ -263,8 +291,8 @@ static void build_desc(struct zbatch_req *req)
  * @codec: enum zbatch_codec, ZBATCH_CODEC_DEFAULT for the sysfs choice
  *
  * The degenerate batch of one whose caller waits anyway (zswap's
- * one-page acomp calls): the same descriptor, codec, verify option and
- * statistics as a batch, without the WQ hop and the batch bookkeeping.
+ * one-page acomp calls): the same descriptor, executor, completion record,
+ * verify option and statistics as a batch, without the batch bookkeeping.
  * Context: any, including atomic: never sleeps or allocates when @ctx
  * was prepared for @codec.
  *
@@ -273,71 +301,268 @@ static void build_desc(struct zbatch_req *req)
 int zbatch_run_inline(struct zbatch_ctx *ctx, struct zbatch_req *req,
 		      unsigned int codec)
 {
-	u64 t0 = 0;
+	bool sample = zbatch_stats_sample();
+	u64 t0 = sample ? local_clock() : 0;
 
 	if (codec == ZBATCH_CODEC_DEFAULT)
 		codec = READ_ONCE(zbatch_cfg.codec);
 	req->wq = NULL;
-	req->lat_sample = zbatch_stats_sample();
-	if (req->lat_sample)
-		t0 = local_clock();
 	if (!req_valid(req) || !zbatch_codec(codec)) {
 		req->status = -EINVAL;
 		req->produced = 0;
 	} else {
 		build_desc(req);
-		zbatch_execute(ctx, req, codec);
+		zbatch_sw_run(ctx, &req->desc, codec, READ_ONCE(zbatch_cfg.verify));
+		req->status = zbatch_cr_errno(&req->cr, req->op == ZBATCH_OP_COMPRESS);
+		req->produced = req->status ? 0 : req->cr.output_size;
 	}
 	zbatch_stat_add(&zbatch_gstats, ZST_INLINE, 1);
 	account(&zbatch_gstats, req);
-	if (req->lat_sample)
-		zbatch_stats_latency(req->op, local_clock() - t0);
+	if (sample) {
+		u64 ns = local_clock() - t0;
+
+		zbatch_stats_latency(req->op, ns);
+		if (!req->status)
+			zbatch_cost_exec(codec, req->op,
+					 req->op == ZBATCH_OP_COMPRESS ? req->slen :
+					 req->produced, ns);
+	}
 	return req->status;
 }
 
-static void submit_one(struct zbatch_req *req)
+static struct zbatch_req *desc_req(struct iax_hw_desc *d)
 {
-	struct zbatch_wq *wq;
-	int tries;
+	return container_of(d, struct zbatch_req, desc);
+}
 
-	req->submit_ns = req->batch->submit_ns;
-	req->lat_sample = zbatch_stats_sample();
-	req->status = -EINPROGRESS;
-	req->produced = 0;
-	req->wq = NULL;
-	req->timed_out = false;
-	atomic_set(&req->state, ZBATCH_REQ_IDLE);
-	if (!req_valid(req)) {
-		req->status = -EINVAL;
-		atomic_set(&req->state, ZBATCH_REQ_RUNNING);
-		zbatch_req_complete(req);
-		return;
+/* Cut the job into the submitter's slice and @k helpers' slices. */
+static void job_split(struct zbatch_job *job, unsigned int k)
+{
+	unsigned int sizes[ZBATCH_MAX_SLICES], i, first = 0;
+
+	if (k && READ_ONCE(zbatch_handoff) == ZBATCH_HANDOFF_ALWAYS) {
+		/* tests: every descriptor goes to an engine */
+		sizes[0] = 0;
+		for (i = 1; i <= k; i++)
+			sizes[i] = job->nr / k + (i <= job->nr % k);
+	} else {
+		zbatch_plan_split(job->nr, k, sizes);
 	}
-	build_desc(req);
-	wq = zbatch_wq_pick(req->op);
-	for (tries = 0; wq && tries < ZBATCH_ENQ_RETRIES; tries++) {
-		req->wq = wq;
-		if (!wq->ops->enqueue(wq, req))
-			return;
+	for (i = 0; i <= k; i++) {
+		struct zbatch_slice *s = &job->slice[i];
+
+		s->job = job;
+		s->wq = NULL;
+		s->first = first;
+		s->nr = sizes[i];
+		s->posted = false;
+		atomic_set(&s->next, 0);
+		INIT_LIST_HEAD(&s->node);
+		first += sizes[i];
+	}
+	job->nr_slices = k + 1;
+}
+
+/* Post the helpers' slices to @wq; a refused one stays with the submitter. */
+static void job_post(struct zbatch_batch *batch, struct zbatch_wq *wq)
+{
+	struct zbatch_job *job = &batch->job;
+	unsigned int i, j;
+
+	for (i = 1; i < job->nr_slices; i++) {
+		struct zbatch_slice *s = &job->slice[i];
+
+		if (!s->nr)
+			continue;
+		for (j = 0; j < s->nr; j++)
+			desc_req(job->desc[s->first + j])->wq = wq;
+		s->wq = wq;
+		/* the executor holds the slice until it releases it */
+		atomic_inc(&job->pending);
+		if (!wq->ops->post(wq, s)) {
+			zbatch_stat_add(&zbatch_gstats, ZST_HANDOFFS, 1);
+			continue;
+		}
+		atomic_dec(&job->pending);
+		s->wq = NULL;
+		for (j = 0; j < s->nr; j++)
+			desc_req(job->desc[s->first + j])->wq = NULL;
 		zbatch_stat_add(&zbatch_gstats, ZST_RETRIES, 1);
 		zbatch_stat_add(&wq->stats, ZST_RETRIES, 1);
-		cpu_relax();
+		zbatch_stat_add(&zbatch_gstats, ZST_SW_FALLBACKS, s->nr);
 	}
-	/* no WQ in service, or it stayed full: run it here */
-	zbatch_stat_add(&zbatch_gstats, ZST_SW_FALLBACKS, 1);
-	req->wq = NULL;
-	atomic_set(&req->state, ZBATCH_REQ_RUNNING);
-	run_here(req);
+}
+
+static bool job_claimable(struct zbatch_job *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->nr_slices; i++) {
+		struct zbatch_slice *s = &job->slice[i];
+
+		if (!zbatch_slice_empty(s) &&
+		    (!s->wq || s->wq->ops->stealable(s->wq)))
+			return true;
+	}
+	return false;
+}
+
+/* Run up to @max claimable descriptors here: own slice first, then steal. */
+static void drain_here(struct zbatch_batch *batch, unsigned int max)
+{
+	struct zbatch_job *job = &batch->job;
+	struct zbatch_ctx *ctx;
+	unsigned int n, stolen;
+
+	if (!job_claimable(job))
+		return;
+	ctx = zbatch_ctx_get();
+	if (!ctx) {
+		struct iax_hw_desc *d;
+
+		/* no context: fail what we would have run, lose nothing else */
+		for (n = 0; n < max && (d = zbatch_slice_claim(&job->slice[0])); n++)
+			zbatch_cr_finish(zbatch_desc_cr(d), IAX_COMP_ANALYTICS_ERROR,
+					 ZBATCH_CR_ERR_NOMEM, 0, 0);
+		zbatch_job_release(job, n);
+		return;
+	}
+	n = zbatch_sw_drain(ctx, job, &job->slice[0], max, &stolen);
+	zbatch_ctx_put(ctx);
+	if (stolen)
+		zbatch_stat_add(&zbatch_gstats, ZST_HELPED, stolen);
+	zbatch_job_release(job, n);
+}
+
+/*
+ * Slices still queued on a WQ: take back the ones with nothing left to
+ * claim (so nobody waits for an engine to wake just to let go), and the
+ * ones a hung WQ has held past the timeout.
+ */
+static void job_tidy(struct zbatch_batch *batch)
+{
+	struct zbatch_job *job = &batch->job;
+	u64 limit, now = 0;
+	unsigned int i;
+
+	for (i = 1; i < job->nr_slices; i++) {
+		struct zbatch_slice *s = &job->slice[i];
+		struct zbatch_wq *wq = s->wq;
+		struct iax_hw_desc *d;
+		unsigned int n = 0;
+
+		if (!wq || !READ_ONCE(s->posted))
+			continue;
+		if (zbatch_slice_empty(s)) {
+			if (wq->ops->unpost(wq, s))
+				zbatch_job_release(job, 1);
+			continue;
+		}
+		if (wq->ops->stealable(wq))
+			continue;
+		limit = (u64)READ_ONCE(zbatch_cfg.timeout_ms) * NSEC_PER_MSEC;
+		if (!now)
+			now = local_clock();
+		if (now - batch->submit_ns < limit)
+			continue;
+		zbatch_wq_timed_out(wq);
+		if (!wq->ops->unpost(wq, s))
+			continue;	/* an executor holds it: it releases it */
+		batch->timed_out = true;
+		if (batch->flags & ZBATCH_F_NO_FALLBACK) {
+			/* the watchdog's record, as the device writes it */
+			while ((d = zbatch_slice_claim(s))) {
+				zbatch_cr_finish(zbatch_desc_cr(d), ZBATCH_CR_WATCHDOG,
+						 0, 0, 0);
+				n++;
+			}
+			zbatch_job_release(job, n + 1);
+			continue;
+		}
+		/* the slice is ours now: run what it holds in software */
+		s->wq = NULL;
+		for (n = 0; n < s->nr; n++)
+			desc_req(job->desc[s->first + n])->wq = NULL;
+		zbatch_stat_add(&zbatch_gstats, ZST_SW_FALLBACKS,
+				s->nr - min_t(unsigned int, atomic_read(&s->next), s->nr));
+		zbatch_job_release(job, 1);
+		drain_here(batch, UINT_MAX);
+	}
+}
+
+static enum zbatch_hist mode_hist(int mode, bool batch)
+{
+	if (mode == ZBATCH_SYNC)
+		return batch ? ZH_BATCH_SYNC : ZH_REQ_SYNC;
+	if (mode == ZBATCH_ASYNC)
+		return batch ? ZH_BATCH_ASYNC : ZH_REQ_ASYNC;
+	return batch ? ZH_BATCH_IRQ : ZH_REQ_IRQ;
+}
+
+/* Every record is written: gather the outcomes once. */
+static int batch_finish(struct zbatch_batch *batch)
+{
+	struct zbatch_job *job = &batch->job;
+	struct zbatch_req *req;
+	int ret = 0;
+
+	if (batch->finished)
+		goto result;
+	/* pairs with the last zbatch_job_release(): nobody touches the job */
+	spin_lock_irq(&job->waitq.lock);
+	spin_unlock_irq(&job->waitq.lock);
+	list_for_each_entry(req, &batch->reqs, chain) {
+		req->status = zbatch_cr_errno(&req->cr, req->op == ZBATCH_OP_COMPRESS);
+		req->produced = req->status ? 0 : req->cr.output_size;
+		account(&zbatch_gstats, req);
+		if (req->wq) {
+			account(&req->wq->stats, req);
+			account(&req->wq->dev->stats, req);
+		}
+	}
+	if (job->post_ns) {
+		u64 now = local_clock();
+
+		zbatch_stats_hist(ZH_SUBMIT, job->post_ns - batch->submit_ns);
+		zbatch_stats_hist(mode_hist(batch->mode, true), now - batch->submit_ns);
+		if (job->done_ns)
+			zbatch_stats_hist(ZH_COMPLETE, now - job->done_ns);
+		if (job->sample && job->sample_done_ns) {
+			u64 ns = job->sample_done_ns - batch->submit_ns;
+
+			zbatch_stats_hist(mode_hist(batch->mode, false), ns);
+			zbatch_stats_latency(desc_req((struct iax_hw_desc *)job->sample)->op,
+					     ns);
+		}
+	}
+	batch->finished = true;
+result:
+	list_for_each_entry(req, &batch->reqs, chain)
+		if (req->status) {
+			ret = req->status;
+			break;
+		}
+	return ret;
+}
+
+static bool batch_done(struct zbatch_batch *batch)
+{
+	return !atomic_read_acquire(&batch->job.pending);
 }
 
 /**
  * zbatch_submit() - submit every request of a batch
  * @batch: a batch of 1..ZBATCH_MAX_BATCH requests
  *
- * Returns without waiting in the async modes. In sync mode it waits, as
- * iaa_crypto's sync mode does.
+ * Builds a descriptor per request, decides from measured costs how many
+ * engines the batch is worth handing to (none for one request, or when
+ * the work would not pay for a wake-up), posts one slice per helper and
+ * returns. A batch nobody helps runs here, now. In sync mode the
+ * submitter then runs its own slice and waits, as zbatch_wait(); in the
+ * async modes its slice waits for zbatch_poll()/zbatch_wait() (or for an
+ * engine that finished its own and steals it).
  *
- * Context: process context; may sleep (sync mode waits).
+ * Context: process context; may sleep.
  *
  * Return: -EINPROGRESS when submitted (poll or wait for the outcome);
  * in sync mode the outcome, as zbatch_wait(); -EINVAL for an empty or
@@ -345,107 +570,105 @@ static void submit_one(struct zbatch_req *req)
  */
 int zbatch_submit(struct zbatch_batch *batch)
 {
-	struct zbatch_req *req, *tmp;
-	unsigned int codec = batch->codec;
+	struct zbatch_job *job = &batch->job;
+	unsigned int codec = batch->codec, k = 0, nr = 0;
+	struct zbatch_wq *wq = NULL;
+	struct zbatch_req *req;
+	bool sampled;
+	u64 work = 0;
 
 	might_sleep();
 	if (!batch->nr || batch->nr > ZBATCH_MAX_BATCH ||
-	    (batch->flags & ~ZBATCH_F_ALL))
+	    (batch->flags & ~(ZBATCH_F_ALL | ZBATCH_KF_MODE_MASK)))
 		return -EINVAL;
 	if (codec == ZBATCH_CODEC_DEFAULT)
 		codec = READ_ONCE(zbatch_cfg.codec);
 	if (!zbatch_codec(codec))
 		return -EINVAL;
+	sampled = zbatch_stats_sample();
 	batch->codec = codec;
-	batch->mode = READ_ONCE(zbatch_cfg.sync_mode);
-	batch->submit_ns = local_clock();
-	atomic_set(&batch->pending, batch->nr);
-	zbatch_stats_batch(batch->nr);
+	if (batch->flags & ZBATCH_KF_MODE_MASK)
+		batch->mode = ((batch->flags & ZBATCH_KF_MODE_MASK) >>
+			       ZBATCH_KF_MODE_SHIFT) - 1;
+	else
+		batch->mode = READ_ONCE(zbatch_cfg.sync_mode);
+	batch->finished = false;
+	batch->timed_out = false;
+	batch->submit_ns = sampled ? local_clock() : 0;
+	job->codec = codec;
+	job->verify = READ_ONCE(zbatch_cfg.verify);
+	job->post_ns = 0;
+	job->done_ns = 0;
+	job->sample = NULL;
+	job->sample_done_ns = 0;
 
-	/* _safe: a request completed inline may be reused by its callback */
-	list_for_each_entry_safe(req, tmp, &batch->reqs, chain)
-		submit_one(req);
+	list_for_each_entry(req, &batch->reqs, chain) {
+		req->status = -EINPROGRESS;
+		req->produced = 0;
+		req->wq = NULL;
+		if (!req_valid(req)) {
+			/* refused as the device refuses a bad descriptor */
+			memset(&req->cr, 0, sizeof(req->cr));
+			zbatch_cr_finish(&req->cr, IAX_COMP_INVALID_SIZE, 0, 0, 0);
+			continue;
+		}
+		build_desc(req);
+		job->desc[nr++] = &req->desc;
+		/* costs are per uncompressed byte: a decompress by capacity */
+		work += zbatch_cost_work(codec, req->op,
+					 req->op == ZBATCH_OP_COMPRESS ? req->slen : req->dlen);
+	}
+	job->nr = nr;
+	job->cpu = raw_smp_processor_id();
+	zbatch_stats_batch(batch->nr);
+	if (nr > 1 || (nr && READ_ONCE(zbatch_handoff) == ZBATCH_HANDOFF_ALWAYS)) {
+		wq = zbatch_wq_pick(desc_req(job->desc[0])->op);
+		if (wq)
+			k = zbatch_cost_helpers(work, nr,
+						zbatch_wq_helpers(wq, job->cpu));
+	}
+	job_split(job, k);
+	atomic_set(&job->pending, nr);
+	if (sampled) {
+		if (nr)
+			job->sample = job->desc[(unsigned int)batch->submit_ns % nr];
+		job->post_ns = local_clock();
+	}
+	if (k) {
+		if (!batch->submit_ns)
+			batch->submit_ns = local_clock();	/* for the timeout */
+		job_post(batch, wq);
+	} else {
+		zbatch_stat_add(&zbatch_gstats, ZST_INLINE_BATCHES, 1);
+		drain_here(batch, UINT_MAX);
+	}
 	if (batch->mode == ZBATCH_SYNC)
 		return zbatch_wait(batch);
 	return -EINPROGRESS;
 }
 EXPORT_SYMBOL_GPL(zbatch_submit);
 
-/* A still-queued request of ours whose WQ gave up on it, or that we may run. */
-static bool take_back(struct zbatch_req *req)
-{
-	struct zbatch_wq *wq = req->wq;
-
-	if (atomic_read(&req->state) != ZBATCH_REQ_QUEUED || !wq)
-		return false;
-	return wq->ops->reclaim(wq, req);
-}
-
-static void check_timeout(struct zbatch_batch *batch, struct zbatch_req *req,
-			  u64 now, u64 limit)
-{
-	if (req->timed_out || now - req->submit_ns < limit)
-		return;
-	req->timed_out = true;
-	zbatch_wq_timed_out(req->wq);
-	if (!take_back(req))
-		return;	/* an engine runs it: its memory stays until done */
-	if (batch->flags & ZBATCH_F_NO_FALLBACK) {
-		req->status = -ETIMEDOUT;
-		zbatch_req_complete(req);
-		return;
-	}
-	zbatch_stat_add(&zbatch_gstats, ZST_SW_FALLBACKS, 1);
-	req->wq = NULL;
-	run_here(req);
-}
-
-static int batch_result(struct zbatch_batch *batch)
-{
-	struct zbatch_req *req;
-
-	/* pairs with the completer's unlock: it no longer touches the batch */
-	spin_lock_irq(&batch->waitq.lock);
-	spin_unlock_irq(&batch->waitq.lock);
-	list_for_each_entry(req, &batch->reqs, chain)
-		if (req->status)
-			return req->status;
-	return 0;
-}
-
 /**
  * zbatch_poll() - check a submitted batch, helping it along
  * @batch: a submitted batch
  *
- * Runs at most one still-queued request of this batch in the caller's
- * context and applies the descriptor timeout.
+ * Runs at most one claimable descriptor of this batch in the caller's
+ * context, takes back slices nobody needs any more and applies the
+ * descriptor timeout.
+ *
+ * Context: process context.
  *
  * Return: -EINPROGRESS while requests are outstanding; then 0 if every
  * request succeeded, or the first request's error in chain order.
  */
 int zbatch_poll(struct zbatch_batch *batch)
 {
-	u64 now, limit = (u64)READ_ONCE(zbatch_cfg.timeout_ms) * NSEC_PER_MSEC;
-	struct zbatch_req *req;
-
-	if (!atomic_read(&batch->pending))
-		return batch_result(batch);
-	now = local_clock();
-	list_for_each_entry(req, &batch->reqs, chain) {
-		if (atomic_read_acquire(&req->state) == ZBATCH_REQ_DONE)
-			continue;
-		check_timeout(batch, req, now, limit);
-		/* a stalled WQ models a hung device: nothing comes back early */
-		if (req->wq && READ_ONCE(req->wq->stalled))
-			continue;
-		if (take_back(req)) {
-			zbatch_stat_add(&zbatch_gstats, ZST_HELPED, 1);
-			run_here(req);
-			break;
-		}
-	}
-	if (!atomic_read(&batch->pending))
-		return batch_result(batch);
+	if (batch_done(batch))
+		return batch_finish(batch);
+	drain_here(batch, 1);
+	job_tidy(batch);
+	if (batch_done(batch))
+		return batch_finish(batch);
 	return -EINPROGRESS;
 }
 EXPORT_SYMBOL_GPL(zbatch_poll);
@@ -454,9 +677,10 @@ EXPORT_SYMBOL_GPL(zbatch_poll);
  * zbatch_wait() - wait until every request of a batch completed
  * @batch: a submitted batch
  *
- * Helps run the batch's queued requests, then spins (sync, async) or
- * sleeps until an engine wakes it (async_irq). Bounded: descriptors that
- * exceed the timeout are taken back and run in software.
+ * Runs what is claimable of the batch here (its own slice, then what the
+ * engines have not started), then spins (sync, async) or sleeps until
+ * the last engine releases the batch (async_irq). Bounded: slices a hung
+ * WQ holds past the timeout are taken back and run in software.
  *
  * Context: process context; sleeps.
  *
@@ -464,19 +688,96 @@ EXPORT_SYMBOL_GPL(zbatch_poll);
  */
 int zbatch_wait(struct zbatch_batch *batch)
 {
-	int ret;
+	struct zbatch_job *job = &batch->job;
 
 	might_sleep();
 	for (;;) {
-		ret = zbatch_poll(batch);
-		if (ret != -EINPROGRESS)
-			return ret;
+		drain_here(batch, UINT_MAX);
+		job_tidy(batch);
+		if (batch_done(batch))
+			return batch_finish(batch);
 		if (batch->mode == ZBATCH_ASYNC_IRQ)
-			wait_event_timeout(batch->waitq,
-					   !atomic_read(&batch->pending),
+			wait_event_timeout(job->waitq, batch_done(batch),
 					   msecs_to_jiffies(10));
 		else
 			cond_resched();
 	}
 }
 EXPORT_SYMBOL_GPL(zbatch_wait);
+
+/**
+ * zbatch_run_units() - compress or decompress a folio or SG list in units
+ * @u: caller-owned storage for the batch (not on the stack: ~20 KiB)
+ * @codec: enum zbatch_codec, ZBATCH_CODEC_DEFAULT for the sysfs choice
+ * @op: the operation
+ * @src: compress: @slen bytes cut into @unit_size units, each within one
+ *       SG entry (a folio is one entry); decompress: one entry per unit,
+ *       its length the unit's compressed size
+ * @slen: compress: bytes of @src; decompress: ignored
+ * @dst: one entry per unit, its length the unit's capacity; on return
+ *       the produced length, or the unit's negative errno
+ *       (zbatch_unit_result())
+ * @nr_units: 1..ZBATCH_UNITS_MAX
+ * @unit_size: 1..ZBATCH_MAX_LEN
+ *
+ * The shape the acomp API settled on (a unit size, per-unit results in
+ * the destination SG) over the same batch core: one batch, dispatched as
+ * any other.
+ *
+ * Context: process context; sleeps.
+ *
+ * Return: 0 if every unit succeeded, else the first unit's error;
+ * -EINVAL (nothing run) when the lists do not match the unit layout.
+ */
+int zbatch_run_units(struct zbatch_units *u, unsigned int codec,
+		     enum zbatch_op op, struct scatterlist *src,
+		     unsigned int slen, struct scatterlist *dst,
+		     unsigned int nr_units, unsigned int unit_size)
+{
+	struct scatterlist *s = src, *d = dst;
+	unsigned int i, off = 0, done = 0;
+	int ret;
+
+	if (!u || !src || !dst || !nr_units || nr_units > ZBATCH_UNITS_MAX ||
+	    !unit_size || unit_size > ZBATCH_MAX_LEN ||
+	    (op != ZBATCH_OP_COMPRESS && op != ZBATCH_OP_DECOMPRESS) ||
+	    (op == ZBATCH_OP_COMPRESS &&
+	     (slen > nr_units * unit_size || slen <= (nr_units - 1) * unit_size)))
+		return -EINVAL;
+	zbatch_batch_init(&u->batch, codec, 0);
+	for (i = 0; i < nr_units; i++) {
+		unsigned int len;
+		void *in;
+
+		if (!s || !d || !d->length)
+			return -EINVAL;
+		if (op == ZBATCH_OP_COMPRESS) {
+			len = min(unit_size, slen - done);
+			if (s->length < off + len)
+				return -EINVAL;
+			in = sg_virt(s) + off;
+			off += len;
+			done += len;
+			if (off == s->length) {
+				s = sg_next(s);
+				off = 0;
+			}
+		} else {
+			len = s->length;
+			in = sg_virt(s);
+			s = sg_next(s);
+		}
+		zbatch_req_init(&u->req[i], op, in, len, sg_virt(d),
+				min(d->length, (unsigned int)ZBATCH_MAX_LEN));
+		zbatch_batch_add(&u->batch, &u->req[i]);
+		d = sg_next(d);
+	}
+	ret = zbatch_submit(&u->batch);
+	if (ret == -EINPROGRESS)
+		ret = zbatch_wait(&u->batch);
+	for (i = 0, d = dst; i < nr_units; i++, d = sg_next(d))
+		d->length = u->req[i].status ? (unsigned int)u->req[i].status :
+					       u->req[i].produced;
+	return ret;
+}
+EXPORT_SYMBOL_GPL(zbatch_run_units);

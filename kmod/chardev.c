@@ -69,12 +69,12 @@ static void run_job(struct ioc_job *job, const struct zbatch_ioc_batch *b)
 	}
 	/* the baseline: one request per batch, each waited for */
 	for (i = 0; i < b->nr_reqs; i++) {
-		struct zbatch_batch one;
+		struct zbatch_batch *one = &job->batch;
 
-		zbatch_batch_init(&one, b->codec, b->flags & ~ZBATCH_F_ONE_BY_ONE);
-		zbatch_batch_add(&one, &job->req[i]);
-		if (zbatch_submit(&one) == -EINPROGRESS)
-			zbatch_wait(&one);
+		zbatch_batch_init(one, b->codec, b->flags & ~ZBATCH_F_ONE_BY_ONE);
+		zbatch_batch_add(one, &job->req[i]);
+		if (zbatch_submit(one) == -EINPROGRESS)
+			zbatch_wait(one);
 	}
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Software codecs behind one ops table, and the function that executes one
- * IAA-format descriptor with them (used by the software engines and by a
- * submitter running a descriptor itself).
+ * IAA-format descriptor with them (the software executor's unit of work:
+ * engines, a submitter running its share, the inline path).
  *
  * Every codec is bounded by the destination capacity: nothing is written
  * past desc.max_dst_size whatever the input.
@@ -358,9 +358,9 @@ void zbatch_ctx_pool_destroy(void)
 }
 
 /* Decompress @dst back and compare with @src: the verify_compress option. */
-static int verify(struct zbatch_ctx *ctx, const struct zbatch_codec_ops *c,
-		  void *wrk, const void *src, unsigned int slen,
-		  const void *dst, unsigned int dlen)
+static int verify_one(struct zbatch_ctx *ctx, const struct zbatch_codec_ops *c,
+		      void *wrk, const void *src, unsigned int slen,
+		      const void *dst, unsigned int dlen)
 {
 	unsigned int n = ZBATCH_MAX_LEN;
 
@@ -375,66 +375,59 @@ static int verify(struct zbatch_ctx *ctx, const struct zbatch_codec_ops *c,
 	return 0;
 }
 
-void zbatch_execute(struct zbatch_ctx *ctx, struct zbatch_req *req,
-		    unsigned int id)
+/*
+ * The software executor's unit of work: run descriptor @d with codec @id
+ * and write its completion record as an IAA engine would (status last).
+ * Engines and acomp transforms come prepared; a pooled submitter context
+ * allocates on first use, NOIO as a swap path may call.
+ */
+void zbatch_sw_run(struct zbatch_ctx *ctx, const struct iax_hw_desc *d,
+		   unsigned int id, bool verify)
 {
-	struct iax_hw_desc *d = &req->desc;
-	struct iax_completion_record *cr = &req->cr;
+	struct iax_completion_record *cr = zbatch_desc_cr(d);
 	const struct zbatch_codec_ops *c = zbatch_codec(id);
 	const void *src = (const void *)(uintptr_t)d->src1_addr;
 	void *dst = (void *)(uintptr_t)d->dst_addr;
 	unsigned int n = d->max_dst_size;
-	u8 status;
+	u8 status = IAX_COMP_SUCCESS, err = 0;
 	void *wrk;
 	int ret;
 
-	/*
-	 * Engines and acomp transforms come prepared; a pooled submitter
-	 * context allocates on first use, NOIO as a swap path may call.
-	 */
 	wrk = c ? ctx_wrk(ctx, id, GFP_NOIO) : NULL;
 	if (!c) {
-		ret = -EINVAL;
+		status = IAX_COMP_BAD_OPCODE;
 	} else if (!wrk) {
-		ret = -ENOMEM;
+		status = IAX_COMP_ANALYTICS_ERROR;
+		err = ZBATCH_CR_ERR_NOMEM;
 	} else if (d->opcode == IAX_OPCODE_COMPRESS) {
 		ret = c->compress(wrk, src, d->src1_size, dst, &n);
 		/* not smaller than the input: the caller stores it raw */
-		if (!ret && n >= d->src1_size)
-			ret = -ENOSPC;
-		if (!ret && READ_ONCE(zbatch_cfg.verify)) {
-			ret = verify(ctx, c, wrk, src, d->src1_size, dst, n);
-			if (!ret)
+		if (ret == -ENOSPC || (!ret && n >= d->src1_size)) {
+			status = IAX_COMP_ANALYTICS_ERROR;
+			err = ZBATCH_CR_ERR_COMP_OVERFLOW;
+		} else if (ret) {
+			status = IAX_COMP_INVALID_SIZE;
+		} else if (verify) {
+			if (verify_one(ctx, c, wrk, src, d->src1_size, dst, n)) {
+				status = IAX_COMP_ANALYTICS_ERROR;
+				err = ZBATCH_CR_ERR_VERIFY;
+			} else {
 				cr->crc = crc32_le(~0, src, d->src1_size);
+			}
 		}
 	} else if (d->opcode == IAX_OPCODE_DECOMPRESS) {
 		ret = c->decompress(wrk, src, d->src1_size, dst, &n);
+		if (ret == -ENOSPC) {
+			status = IAX_COMP_OUTBUF_OVERFLOW;
+		} else if (ret) {
+			status = IAX_COMP_ANALYTICS_ERROR;
+			err = ZBATCH_CR_ERR_BADSTREAM;
+		}
 	} else {
-		ret = -EINVAL;
+		status = IAX_COMP_BAD_OPCODE;
 	}
-
-	cr->output_size = ret ? 0 : n;
-	cr->bytes_completed = ret ? 0 : d->src1_size;
-	cr->error_code = ret == -EIO ? 1 : 0;
-	req->status = ret;
-	req->produced = ret ? 0 : n;
-	switch (ret) {
-	case 0:
-		status = IAX_COMP_SUCCESS;
-		break;
-	case -ENOSPC:
-		status = IAX_COMP_OUTBUF_OVERFLOW;
-		break;
-	case -EINVAL:
-		status = IAX_COMP_INVALID_SIZE;
-		break;
-	default:
-		status = IAX_COMP_ANALYTICS_ERROR;
-		break;
-	}
-	/*
-	 * The status byte is written last, as the device does: a poller that
-	 * reads it with acquire sees every other field of the record.
-	 */
-	smp_store_release(&cr->status, status);
+	if (status != IAX_COMP_SUCCESS)
+		zbatch_cr_finish(cr, status, err, 0, 0);
+	else
+		zbatch_cr_finish(cr, status, 0, n, d->src1_size);
 }

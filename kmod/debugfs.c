@@ -7,7 +7,10 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/seq_file.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
 
 #include "internal.h"
 
@@ -59,6 +62,115 @@ static int latency_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(latency);
+
+static void pct_line(struct seq_file *m, const char *name,
+		     const unsigned long long *h)
+{
+	unsigned long long total = 0;
+	unsigned int b;
+
+	for (b = 0; b < ZBATCH_LAT_BUCKETS; b++)
+		total += h[b];
+	seq_printf(m, "%s %llu %llu %llu %llu\n", name, total,
+		   zbatch_lat_percentile(h, 500), zbatch_lat_percentile(h, 950),
+		   zbatch_lat_percentile(h, 990));
+}
+
+static int stages_show(struct seq_file *m, void *v)
+{
+	unsigned long long *h;
+	unsigned int i;
+
+	h = kcalloc(ZBATCH_LAT_BUCKETS, sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	seq_puts(m, "# stage samples p50_ns p95_ns p99_ns (sampled jobs and descriptors)\n");
+	for (i = 0; i < ZH_NR; i++) {
+		zbatch_stats_hist_read(i, h);
+		pct_line(m, zbatch_hist_names[i], h);
+	}
+	kfree(h);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stages);
+
+static int engines_show(struct seq_file *m, void *v)
+{
+	unsigned int d, i;
+
+	seq_puts(m, "# engine cpu slices descriptors stolen cpu_time_ns\n");
+	for (d = 0; d < zbatch_nr_devs; d++) {
+		struct zbatch_dev *dev = zbatch_devs[d];
+
+		for (i = 0; i < dev->nr_engines; i++) {
+			struct zbatch_engine *e = &dev->engines[i];
+
+			seq_printf(m, "%u.%u %d %llu %llu %llu %llu\n", d, i, e->cpu,
+				   READ_ONCE(e->slices), READ_ONCE(e->descs),
+				   READ_ONCE(e->stolen),
+				   e->task ? READ_ONCE(e->task->se.sum_exec_runtime) : 0ULL);
+		}
+	}
+	seq_printf(m, "total - - - - %llu\n", zbatch_engines_runtime_ns());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(engines);
+
+static int costs_show(struct seq_file *m, void *v)
+{
+	unsigned int c;
+
+	seq_puts(m, "# codec compress_ns_per_4k decompress_ns_per_4k batch_size_compress batch_size_decompress\n");
+	for (c = ZBATCH_CODEC_DEFAULT + 1; c < ZBATCH_CODEC_NR; c++)
+		seq_printf(m, "%s %llu %llu %u %u\n", zbatch_codec(c)->name,
+			   zbatch_cost_work(c, ZBATCH_OP_COMPRESS, 4096),
+			   zbatch_cost_work(c, ZBATCH_OP_DECOMPRESS, 4096),
+			   zbatch_codec_batch_size(c, ZBATCH_OP_COMPRESS),
+			   zbatch_codec_batch_size(c, ZBATCH_OP_DECOMPRESS));
+	seq_printf(m, "handoff_ns %llu\n", zbatch_cost_handoff_ns());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(costs);
+
+static const char *const handoff_names[] = { "auto", "always", "never" };
+
+static ssize_t handoff_read(struct file *f, char __user *buf, size_t len,
+			    loff_t *pos)
+{
+	unsigned int i, cur = READ_ONCE(zbatch_handoff);
+	char out[48];
+	int n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(handoff_names); i++)
+		n += scnprintf(out + n, sizeof(out) - n, i == cur ? "%s[%s]" : "%s%s",
+			       i ? " " : "", handoff_names[i]);
+	n += scnprintf(out + n, sizeof(out) - n, "\n");
+	return simple_read_from_buffer(buf, len, pos, out, n);
+}
+
+static ssize_t handoff_write(struct file *f, const char __user *buf, size_t len,
+			     loff_t *pos)
+{
+	char in[16];
+	int i;
+
+	if (!len || len >= sizeof(in))
+		return -EINVAL;
+	if (copy_from_user(in, buf, len))
+		return -EFAULT;
+	in[len] = 0;
+	i = sysfs_match_string(handoff_names, in);
+	if (i < 0)
+		return i;
+	WRITE_ONCE(zbatch_handoff, i);
+	return len;
+}
+
+static const struct file_operations handoff_fops = {
+	.owner = THIS_MODULE,
+	.read = handoff_read,
+	.write = handoff_write,
+};
 
 static ssize_t reset_write(struct file *f, const char __user *buf, size_t len,
 			   loff_t *pos)
@@ -114,6 +226,10 @@ void zbatch_debugfs_create(void)
 	debugfs_create_file("stats", 0400, root, &zbatch_gstats, &stats_fops);
 	debugfs_create_file("batch_hist", 0400, root, NULL, &batch_hist_fops);
 	debugfs_create_file("latency", 0400, root, NULL, &latency_fops);
+	debugfs_create_file("stages", 0400, root, NULL, &stages_fops);
+	debugfs_create_file("engines", 0400, root, NULL, &engines_fops);
+	debugfs_create_file("costs", 0400, root, NULL, &costs_fops);
+	debugfs_create_file("handoff", 0600, root, NULL, &handoff_fops);
 	debugfs_create_file("reset", 0200, root, NULL, &reset_fops);
 	debugfs_create_file("selftest", 0200, root, NULL, &selftest_fops);
 	debugfs_create_file("selftest_results", 0400, root, NULL, &results_fops);

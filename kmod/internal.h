@@ -2,11 +2,15 @@
 /*
  * zbatch module internals, shared by the files of kmod/.
  *
- * Lock order (outer first):
- *   zbatch_cfg_lock (mutex: tunables and the WQ layout's enabled flags)
- *     -> zbatch_wq.lock (spinlock: one WQ's queue)
- *       -> zbatch_batch.waitq.lock (completion of a batch)
- * No lock is held while a codec runs.
+ * Locks (none is held while a codec runs, none nests inside another
+ * except as written here):
+ *   zbatch_cfg_lock (mutex): writers of the tunables and of WQ 'enabled'.
+ *   zbatch_wq.lock (spinlock, irqsave): one WQ's queue of posted slices
+ *     and its descriptor count; one round trip per slice, not per
+ *     descriptor.
+ *   zbatch_job.waitq.lock: the release of a job's pending count
+ *     (zbatch_job_release()); taken alone.
+ *   ctx_pool_lock (mutex, codec.c): the submitter context pool; alone.
  */
 #ifndef _ZBATCH_INTERNAL_H
 #define _ZBATCH_INTERNAL_H
@@ -54,7 +58,10 @@ enum zbatch_stat {
 	ZST_RETRIES,		/* enqueue refused: WQ full */
 	ZST_TIMEOUTS,
 	ZST_SW_FALLBACKS,	/* ran in the submitter: WQ full/none/timed out */
-	ZST_HELPED,		/* queued ones run by the waiting submitter */
+	ZST_HELPED,		/* run by the submitter from an engine's slice */
+	ZST_STOLEN,		/* run by an engine from another slice */
+	ZST_HANDOFFS,		/* slices posted to engines (one wake-up each) */
+	ZST_INLINE_BATCHES,	/* batches run on the submitter only */
 	ZST_INLINE,		/* run on the calling CPU by request (acomp) */
 	ZST_ATOMIC_INLINE,	/* acomp engine path asked, caller atomic */
 	ZST_ERR_NOSPC,
@@ -102,6 +109,26 @@ void zbatch_stats_reset(void);
 u64 zbatch_stats_batch_hist(unsigned int nr);
 void zbatch_stats_latency_hist(enum zbatch_op op, unsigned long long *out);
 
+/* Stage timers and per-mode latencies (sampled jobs), debugfs 'stages'. */
+enum zbatch_hist {
+	ZH_SUBMIT,		/* zbatch_submit() entry to slices posted */
+	ZH_QUEUE,		/* slice posted to an engine starting it */
+	ZH_EXEC_COMP,		/* one compress descriptor run */
+	ZH_EXEC_DECOMP,		/* one decompress descriptor run */
+	ZH_COMPLETE,		/* last record written to the waiter seeing it */
+	ZH_REQ_SYNC,		/* submit to one request's record, per mode */
+	ZH_REQ_ASYNC,
+	ZH_REQ_IRQ,
+	ZH_BATCH_SYNC,		/* submit to the batch seen complete, per mode */
+	ZH_BATCH_ASYNC,
+	ZH_BATCH_IRQ,
+	ZH_NR,
+};
+
+extern const char *const zbatch_hist_names[ZH_NR];
+void zbatch_stats_hist(enum zbatch_hist h, u64 ns);
+void zbatch_stats_hist_read(enum zbatch_hist h, unsigned long long *out);
+
 /* ---- codecs (codec.c) ---- */
 struct zbatch_codec_ops {
 	const char *name;
@@ -128,29 +155,20 @@ void zbatch_ctx_free(struct zbatch_ctx *ctx);
 size_t zbatch_ctx_bytes(void);
 /* Allocate @codec's workspace and the verify buffer now (may sleep). */
 int zbatch_ctx_prepare(struct zbatch_ctx *ctx, unsigned int codec);
-/* Runs req->desc with codec @id; fills req->status and req->produced. */
-void zbatch_execute(struct zbatch_ctx *ctx, struct zbatch_req *req,
-		    unsigned int id);
+/*
+ * Run one descriptor with codec @id in software and write its completion
+ * record (the software executor's unit of work; exec_sw.c).
+ */
+void zbatch_sw_run(struct zbatch_ctx *ctx, const struct iax_hw_desc *d,
+		   unsigned int id, bool verify);
 int zbatch_run_inline(struct zbatch_ctx *ctx, struct zbatch_req *req,
 		      unsigned int codec);
 struct zbatch_ctx *zbatch_ctx_get(void);
 void zbatch_ctx_put(struct zbatch_ctx *ctx);
 void zbatch_ctx_pool_destroy(void);
 
-/* ---- devices, engines, work queues (wq.c) ---- */
+/* ---- devices and work queues (wq.c) ---- */
 struct zbatch_dev;
-
-/*
- * An executor drives one kind of WQ: software engines here, real IAA
- * portals later. The batch core only enqueues and polls completion records.
- */
-struct zbatch_exec_ops {
-	const char *name;
-	/* Queue @req's descriptor; -EAGAIN when the WQ is full (retry). */
-	int (*enqueue)(struct zbatch_wq *wq, struct zbatch_req *req);
-	/* Take back a still-queued descriptor; false if an engine has it. */
-	bool (*reclaim)(struct zbatch_wq *wq, struct zbatch_req *req);
-};
 
 struct zbatch_wq {
 	struct kobject kobj;		/* /sys/kernel/zbatch/devN/wqM */
@@ -158,25 +176,30 @@ struct zbatch_wq {
 	const struct zbatch_exec_ops *ops;
 	unsigned int id;
 	bool shared;
-	unsigned int size;
+	unsigned int size;		/* descriptors it may hold queued */
 	unsigned int priority;
 	bool enabled;			/* in service; written under cfg_lock */
-	bool stalled;			/* debugfs fault injection: engines skip */
+	bool stalled;			/* debugfs fault injection: a hung WQ */
 	bool timeout_logged;
 
-	spinlock_t lock;		/* protects queue and count */
-	struct list_head queue;		/* zbatch_req.qnode, FIFO */
-	unsigned int count;
+	spinlock_t lock;		/* protects slices and count */
+	struct list_head slices;	/* zbatch_slice.node, FIFO */
+	unsigned int count;		/* descriptors of the posted slices */
 
 	struct zbatch_stats stats;
 };
 
+/* A software engine: a kernel thread bound to one CPU (exec_sw.c). */
 struct zbatch_engine {
 	struct task_struct *task;
 	struct zbatch_dev *dev;
 	struct zbatch_ctx ctx;		/* touched only by task */
 	unsigned int id;
 	int cpu;
+	bool idle;			/* asleep, or about to: a post wakes it */
+	u64 slices;			/* counters written by task only */
+	u64 descs;
+	u64 stolen;
 };
 
 struct zbatch_dev {
@@ -187,22 +210,54 @@ struct zbatch_dev {
 	struct zbatch_wq **wqs;		/* in descending priority order */
 	unsigned int nr_engines;
 	struct zbatch_engine *engines;
-	wait_queue_head_t engine_wait;	/* idle engines sleep here */
 	struct zbatch_stats stats;
 };
 
 extern struct zbatch_dev **zbatch_devs;
 extern unsigned int zbatch_nr_devs;
-extern const struct zbatch_exec_ops zbatch_exec_sw;
 
 int zbatch_wq_create(struct kobject *parent);
 void zbatch_wq_destroy(void);
 /* WQ for a job of @op submitted from this CPU; NULL: run in software. */
 struct zbatch_wq *zbatch_wq_pick(enum zbatch_op op);
+/* Engines of @wq's device that may help a submitter on @cpu. */
+unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu);
 void zbatch_wq_timed_out(struct zbatch_wq *wq);
 void zbatch_map_rebuild(void);
-/* Completes req (engine or submitter context). */
-void zbatch_req_complete(struct zbatch_req *req);
+
+/* ---- the software executor (exec_sw.c) ---- */
+extern const struct zbatch_exec_ops zbatch_exec_sw;
+int zbatch_sw_start(struct zbatch_dev *dev, unsigned int *next_cpu);
+u64 zbatch_engines_descs(void);
+void zbatch_sw_stop(struct zbatch_dev *dev);
+/*
+ * Run what is claimable of @own, then steal from the job's other stealable
+ * slices. Returns the descriptors run; *stolen counts those not of @own.
+ * At most @max descriptors. The caller releases them.
+ */
+unsigned int zbatch_sw_drain(struct zbatch_ctx *ctx, struct zbatch_job *job,
+			     struct zbatch_slice *own, unsigned int max,
+			     unsigned int *stolen);
+
+/* ---- dispatch costs (cost.c), decisions (plan.c, pure) ---- */
+#include "plan.h"
+enum zbatch_handoff {
+	ZBATCH_HANDOFF_AUTO = 0,	/* from measured costs */
+	ZBATCH_HANDOFF_ALWAYS,		/* every engine, even for one request */
+	ZBATCH_HANDOFF_NEVER,		/* everything on the submitter */
+};
+
+extern unsigned int zbatch_handoff;	/* debugfs 'handoff' */
+void zbatch_cost_exec(unsigned int codec, enum zbatch_op op,
+		      unsigned int bytes, u64 ns);
+void zbatch_cost_handoff(u64 ns);
+/* Expected ns to run @bytes of @op with @codec on one CPU; 0: unknown. */
+u64 zbatch_cost_work(unsigned int codec, enum zbatch_op op, u64 bytes);
+u64 zbatch_cost_handoff_ns(void);
+/* Helpers to hand a job of @nr descriptors and @work_ns to, of @avail. */
+unsigned int zbatch_cost_helpers(u64 work_ns, unsigned int nr,
+				 unsigned int avail);
+void zbatch_cost_reset(void);
 
 /* ---- front ends and control ---- */
 int zbatch_sysfs_create(struct kobject **kobj);

@@ -50,6 +50,12 @@ static void result(bool ok, const char *name, const char *why)
 		out("not ok %u %s # %s\n", nr_tests, name, why);
 }
 
+static void skip(const char *name, const char *why)
+{
+	nr_tests++;
+	out("ok %u %s # SKIP %s\n", nr_tests, name, why);
+}
+
 /* ---- test data ---- */
 enum pattern { PAT_TEXT, PAT_ZERO, PAT_RANDOM, PAT_MIXED, PAT_NR };
 
@@ -240,25 +246,215 @@ static void test_vectors(struct st_bufs *b)
 	}
 }
 
+static const char *const handoff_name[] = { "auto", "always", "never" };
+
+static void set_handoff(unsigned int h)
+{
+	WRITE_ONCE(zbatch_handoff, h);
+}
+
+static unsigned int engines_total(void)
+{
+	unsigned int d, n = 0;
+
+	for (d = 0; d < zbatch_nr_devs; d++)
+		n += zbatch_devs[d]->nr_engines;
+	return n;
+}
+
+/*
+ * Every codec, sync mode and batch size, dispatched as measured (auto) and
+ * with every descriptor handed to engines (always), so that both the
+ * inline and the engine paths run whatever the costs say.
+ */
 static void test_roundtrips(struct st_bufs *b)
 {
-	unsigned int codec, mode, n;
-	char name[64];
+	unsigned int codec, mode, n, h, old_h = READ_ONCE(zbatch_handoff);
+	static const unsigned int hs[] = { ZBATCH_HANDOFF_ALWAYS, ZBATCH_HANDOFF_AUTO };
+	char name[80];
 
-	for (codec = 1; codec < ZBATCH_CODEC_NR; codec++) {
-		for (mode = ZBATCH_SYNC; mode <= ZBATCH_ASYNC_IRQ; mode++) {
-			const char *why = NULL;
+	for (h = 0; h < ARRAY_SIZE(hs); h++) {
+		set_handoff(hs[h]);
+		for (codec = 1; codec < ZBATCH_CODEC_NR; codec++) {
+			for (mode = ZBATCH_SYNC; mode <= ZBATCH_ASYNC_IRQ; mode++) {
+				const char *why = NULL;
 
-			set_mode(mode);
-			for (n = 1; n <= ZBATCH_MAX_BATCH && !why; n++)
-				why = roundtrip(b, n, codec, n);
-			snprintf(name, sizeof(name), "roundtrip_%s_%s_batch_1_to_%u",
-				 zbatch_codec(codec)->name, mode_name[mode],
-				 ZBATCH_MAX_BATCH);
-			result(!why, name, why);
+				set_mode(mode);
+				for (n = 1; n <= ZBATCH_MAX_BATCH && !why; n++)
+					why = roundtrip(b, n, codec, n);
+				snprintf(name, sizeof(name), "roundtrip_%s_%s_%s_batch_1_to_%u",
+					 handoff_name[hs[h]], zbatch_codec(codec)->name,
+					 mode_name[mode], ZBATCH_MAX_BATCH);
+				result(!why, name, why);
+			}
 		}
 	}
+	set_handoff(old_h);
 	set_mode(ZBATCH_ASYNC);
+}
+
+/* Dispatch: 'always' reaches the engines, 'never' and batches of 1 do not. */
+static void test_dispatch(struct st_bufs *b)
+{
+	unsigned int old_h = READ_ONCE(zbatch_handoff);
+	u64 h0, e0, i0;
+	const char *why = NULL;
+
+	if (engines_total() < 2 || num_online_cpus() < 2) {
+		skip("dispatch_handoff_and_inline",
+		     "one CPU or one engine: nothing to hand off to");
+		return;
+	}
+	set_mode(ZBATCH_ASYNC_IRQ);
+	set_handoff(ZBATCH_HANDOFF_ALWAYS);
+	h0 = zbatch_stat_read(&zbatch_gstats, ZST_HANDOFFS);
+	e0 = zbatch_engines_descs();
+	why = roundtrip(b, 16, ZBATCH_CODEC_LZ4, 31);
+	if (!why && zbatch_stat_read(&zbatch_gstats, ZST_HANDOFFS) == h0)
+		why = "always: no slice handed off";
+	if (!why && zbatch_engines_descs() == e0)
+		why = "always: no engine ran a descriptor";
+	set_handoff(ZBATCH_HANDOFF_NEVER);
+	h0 = zbatch_stat_read(&zbatch_gstats, ZST_HANDOFFS);
+	i0 = zbatch_stat_read(&zbatch_gstats, ZST_INLINE_BATCHES);
+	if (!why)
+		why = roundtrip(b, 16, ZBATCH_CODEC_LZ4, 32);
+	if (!why && zbatch_stat_read(&zbatch_gstats, ZST_HANDOFFS) != h0)
+		why = "never: a slice was handed off";
+	if (!why && zbatch_stat_read(&zbatch_gstats, ZST_INLINE_BATCHES) == i0)
+		why = "never: no batch ran inline";
+	set_handoff(ZBATCH_HANDOFF_AUTO);
+	h0 = zbatch_stat_read(&zbatch_gstats, ZST_HANDOFFS);
+	if (!why)
+		why = roundtrip(b, 1, ZBATCH_CODEC_LZ4, 33);
+	if (!why && zbatch_stat_read(&zbatch_gstats, ZST_HANDOFFS) != h0)
+		why = "auto: a batch of one was handed off";
+	set_handoff(old_h);
+	set_mode(ZBATCH_ASYNC);
+	result(!why, "dispatch_handoff_and_inline", why);
+}
+
+/* The one mapping of completion records to errnos. */
+static void test_cr_errno(void)
+{
+	static const struct {
+		u8 status, code;
+		bool compress;
+		int err;
+	} t[] = {
+		{ IAX_COMP_SUCCESS, 0, true, 0 },
+		{ IAX_COMP_NONE, 0, true, -EINPROGRESS },
+		{ IAX_COMP_ANALYTICS_ERROR, ZBATCH_CR_ERR_COMP_OVERFLOW, true, -ENOSPC },
+		{ IAX_COMP_OUTBUF_OVERFLOW, 0, false, -ENOSPC },
+		{ IAX_COMP_ANALYTICS_ERROR, ZBATCH_CR_ERR_BADSTREAM, false, -EBADMSG },
+		{ IAX_COMP_ANALYTICS_ERROR, 0x01, false, -EBADMSG },
+		{ IAX_COMP_ANALYTICS_ERROR, ZBATCH_CR_ERR_VERIFY, true, -EIO },
+		{ ZBATCH_CR_WATCHDOG, 0, true, -ETIMEDOUT },
+		{ IAX_COMP_PAGE_FAULT_IR, 0, false, -EFAULT },
+		{ IAX_COMP_HW_ERR1, 0, false, -EIO },
+		{ IAX_COMP_BAD_OPCODE, 0, true, -EINVAL },
+		{ IAX_COMP_INVALID_SIZE, 0, true, -EINVAL },
+	};
+	struct iax_completion_record cr;
+	const char *why = NULL;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t) && !why; i++) {
+		memset(&cr, 0, sizeof(cr));
+		cr.status = t[i].status;
+		cr.error_code = t[i].code;
+		if (zbatch_cr_errno(&cr, t[i].compress) != t[i].err)
+			why = "a completion code maps to the wrong errno";
+	}
+	result(!why, "completion_record_errnos", why);
+}
+
+/* The segmented shape: a 64 KiB buffer in 4 KiB units, and back. */
+static void test_units(struct st_bufs *b)
+{
+	struct zbatch_units *u = kvzalloc(sizeof(*u), GFP_KERNEL);
+	struct scatterlist *src = kcalloc(17, sizeof(*src), GFP_KERNEL);
+	struct scatterlist *dst = kcalloc(17, sizeof(*dst), GFP_KERNEL);
+	u8 *in = kvmalloc(16 * PAGE_SIZE, GFP_KERNEL);
+	u8 *out = kvmalloc(16 * PAGE_SIZE, GFP_KERNEL);
+	u8 *back = kvmalloc(16 * PAGE_SIZE, GFP_KERNEL);
+	const char *why = NULL;
+	unsigned int i;
+
+	if (!u || !src || !dst || !in || !out || !back) {
+		why = "no memory";
+		goto out;
+	}
+	for (i = 0; i < 16; i++)
+		fill(in + i * PAGE_SIZE, PAGE_SIZE, i % 3 ? PAT_TEXT : PAT_RANDOM, 40 + i);
+	/* compress: one entry for the whole source, one per unit out */
+	sg_init_one(src, in, 16 * PAGE_SIZE);
+	sg_init_table(dst, 16);
+	for (i = 0; i < 16; i++)
+		sg_set_buf(&dst[i], out + i * PAGE_SIZE, PAGE_SIZE);
+	zbatch_run_units(u, ZBATCH_CODEC_LZ4, ZBATCH_OP_COMPRESS, src,
+			 16 * PAGE_SIZE, dst, 16, PAGE_SIZE);
+	sg_init_table(src, 16);
+	for (i = 0; i < 16 && !why; i++) {
+		int r = zbatch_unit_result(&dst[i]);
+
+		/* random units do not compress: -ENOSPC, stored raw */
+		if (i % 3 == 0 && r != -ENOSPC)
+			why = "incompressible unit not -ENOSPC";
+		else if (i % 3 && (r <= 0 || r >= PAGE_SIZE))
+			why = "text unit has no compressed length";
+		if (r < 0)
+			memcpy(out + i * PAGE_SIZE, in + i * PAGE_SIZE, PAGE_SIZE);
+		sg_set_buf(&src[i], out + i * PAGE_SIZE, r < 0 ? PAGE_SIZE : r);
+	}
+	/* decompress the compressed units back (raw ones are copied) */
+	sg_init_table(dst, 16);
+	for (i = 0; i < 16; i++)
+		sg_set_buf(&dst[i], back + i * PAGE_SIZE, PAGE_SIZE);
+	for (i = 0; i < 16 && !why; i++)
+		if (i % 3 == 0)
+			memcpy(back + i * PAGE_SIZE, in + i * PAGE_SIZE, PAGE_SIZE);
+	if (!why) {
+		/* only the text units: units 1, 2, 4, 5, ... */
+		struct scatterlist *s2 = kcalloc(16, sizeof(*s2), GFP_KERNEL);
+		struct scatterlist *d2 = kcalloc(16, sizeof(*d2), GFP_KERNEL);
+		unsigned int n = 0;
+
+		if (!s2 || !d2) {
+			why = "no memory";
+		} else {
+			sg_init_table(s2, 10);
+			sg_init_table(d2, 10);
+			for (i = 0; i < 16; i++) {
+				if (i % 3 == 0)
+					continue;
+				sg_set_buf(&s2[n], sg_virt(&src[i]), src[i].length);
+				sg_set_buf(&d2[n], back + i * PAGE_SIZE, PAGE_SIZE);
+				n++;
+			}
+			if (zbatch_run_units(u, ZBATCH_CODEC_LZ4, ZBATCH_OP_DECOMPRESS,
+					     s2, 0, d2, n, PAGE_SIZE))
+				why = "unit decompress failed";
+			for (i = 0; i < n && !why; i++)
+				if (zbatch_unit_result(&d2[i]) != PAGE_SIZE)
+					why = "a unit decompressed to another length";
+			if (!why && memcmp(back, in, 16 * PAGE_SIZE))
+				why = "units round trip differs";
+		}
+		kfree(s2);
+		kfree(d2);
+	}
+	if (!why && zbatch_run_units(u, ZBATCH_CODEC_LZ4, ZBATCH_OP_COMPRESS, src,
+				     16 * PAGE_SIZE + 1, dst, 16, PAGE_SIZE) != -EINVAL)
+		why = "source longer than the units accepted";
+out:
+	kvfree(back);
+	kvfree(out);
+	kvfree(in);
+	kfree(dst);
+	kfree(src);
+	kvfree(u);
+	result(!why, "units_folio_in_4k_units_roundtrip", why);
 }
 
 static void test_errors(struct st_bufs *b)
@@ -359,13 +555,20 @@ static void test_timeout(struct st_bufs *b)
 	unsigned int d, w, old_ms = READ_ONCE(zbatch_cfg.timeout_ms);
 	const char *why = NULL;
 	bool any_enabled = false;
+	unsigned int old_h = READ_ONCE(zbatch_handoff);
+	/* as found: a self-test leaves the WQs as the administrator set them */
+	bool was_enabled[8 * 64];
 
 	mutex_lock(&zbatch_cfg_lock);
 	WRITE_ONCE(zbatch_cfg.timeout_ms, 20);
 	mutex_unlock(&zbatch_cfg_lock);
 	for (d = 0; d < zbatch_nr_devs; d++)
-		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++)
+		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++) {
+			was_enabled[d * 8 + w] = READ_ONCE(zbatch_devs[d]->wqs[w]->enabled);
 			WRITE_ONCE(zbatch_devs[d]->wqs[w]->stalled, true);
+		}
+	/* a hung WQ is seen only by descriptors handed to it */
+	set_handoff(ZBATCH_HANDOFF_ALWAYS);
 	set_mode(ZBATCH_ASYNC_IRQ);
 	why = roundtrip(b, 8, ZBATCH_CODEC_LZ4, 5);
 	if (!why && zbatch_stat_read(&zbatch_gstats, ZST_TIMEOUTS) == t0)
@@ -385,12 +588,13 @@ static void test_timeout(struct st_bufs *b)
 	for (d = 0; d < zbatch_nr_devs; d++) {
 		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++) {
 			WRITE_ONCE(zbatch_devs[d]->wqs[w]->stalled, false);
-			WRITE_ONCE(zbatch_devs[d]->wqs[w]->enabled, true);
+			WRITE_ONCE(zbatch_devs[d]->wqs[w]->enabled, was_enabled[d * 8 + w]);
 			WRITE_ONCE(zbatch_devs[d]->wqs[w]->timeout_logged, false);
 		}
 	}
 	WRITE_ONCE(zbatch_cfg.timeout_ms, old_ms);
 	mutex_unlock(&zbatch_cfg_lock);
+	set_handoff(old_h);
 	set_mode(ZBATCH_ASYNC);
 }
 
@@ -537,6 +741,9 @@ int zbatch_selftest_run(void)
 	test_errors(b);
 	test_verify(b);
 	test_api_limits(b);
+	test_cr_errno();
+	test_dispatch(b);
+	test_units(b);
 	test_inline(b);
 	test_timeout(b);
 	test_concurrent();

@@ -21,6 +21,9 @@ const char *const zbatch_stat_names[ZST_NR] = {
 	[ZST_TIMEOUTS] = "timeouts",
 	[ZST_SW_FALLBACKS] = "sw_fallbacks",
 	[ZST_HELPED] = "submitter_helped",
+	[ZST_STOLEN] = "engine_stolen",
+	[ZST_HANDOFFS] = "handoffs",
+	[ZST_INLINE_BATCHES] = "inline_batches",
 	[ZST_INLINE] = "inline_runs",
 	[ZST_ATOMIC_INLINE] = "atomic_inline_runs",
 	[ZST_ERR_NOSPC] = "err_nospc",
@@ -33,10 +36,29 @@ const char *const zbatch_stat_names[ZST_NR] = {
 
 struct zbatch_stats zbatch_gstats;
 
+const char *const zbatch_hist_names[ZH_NR] = {
+	[ZH_SUBMIT] = "submit",
+	[ZH_QUEUE] = "queue_wait",
+	[ZH_EXEC_COMP] = "execute_compress",
+	[ZH_EXEC_DECOMP] = "execute_decompress",
+	[ZH_COMPLETE] = "completion_to_waiter",
+	[ZH_REQ_SYNC] = "request_sync",
+	[ZH_REQ_ASYNC] = "request_async",
+	[ZH_REQ_IRQ] = "request_async_irq",
+	[ZH_BATCH_SYNC] = "batch_sync",
+	[ZH_BATCH_ASYNC] = "batch_async",
+	[ZH_BATCH_IRQ] = "batch_async_irq",
+};
+
+/*
+ * Stage and per-mode histograms are sampled (1 in ZBATCH_LAT_SAMPLE), so
+ * 32-bit buckets last: ZH_NR x 1 KiB, 11 KiB per CPU.
+ */
 struct zbatch_hist_cpu {
 	unsigned int lat_seq;
 	u64 batch[ZBATCH_MAX_BATCH + 1];
 	u64 lat[2][ZBATCH_LAT_BUCKETS];
+	u32 stage[ZH_NR][ZBATCH_LAT_BUCKETS];
 };
 
 static struct zbatch_hist_cpu __percpu *hist;
@@ -109,6 +131,21 @@ u64 zbatch_stats_batch_hist(unsigned int nr)
 void zbatch_stats_latency(enum zbatch_op op, u64 ns)
 {
 	this_cpu_inc(hist->lat[op == ZBATCH_OP_DECOMPRESS][zbatch_lat_bucket(ns)]);
+}
+
+void zbatch_stats_hist(enum zbatch_hist h, u64 ns)
+{
+	this_cpu_inc(hist->stage[h][zbatch_lat_bucket(ns)]);
+}
+
+void zbatch_stats_hist_read(enum zbatch_hist h, unsigned long long *out)
+{
+	unsigned int cpu, b;
+
+	memset(out, 0, ZBATCH_LAT_BUCKETS * sizeof(*out));
+	for_each_possible_cpu(cpu)
+		for (b = 0; b < ZBATCH_LAT_BUCKETS; b++)
+			out[b] += READ_ONCE(per_cpu_ptr(hist, cpu)->stage[h][b]);
 }
 
 void zbatch_stats_latency_hist(enum zbatch_op op, unsigned long long *out)

@@ -1,17 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The IAA device model: devices with engines and work queues, the software
- * executor behind them, and the CPU -> WQ choice.
- *
- * Engines are kernel threads bound to CPUs of their device's node. They
- * take descriptors from their device's WQs, highest priority first, run
- * them with the software codecs and write the completion record, as an IAA
- * engine would. A WQ refuses a descriptor when full, as ENQCMD does.
+ * The IAA device model: devices and their work queues, their sysfs
+ * directories and lifetime, and the CPU -> WQ choice. What runs a WQ's
+ * descriptors is its executor (exec_sw.c for the modelled devices), behind
+ * the contract of <linux/zbatch_exec.h>.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpumask.h>
-#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -43,99 +39,6 @@ unsigned int zbatch_nr_devs;
 static int *cpu_dev;
 static DEFINE_PER_CPU(unsigned int, global_seq);
 static int *topo_node, *topo_core, *topo_dev_node;
-
-/* ---- the software executor ---- */
-static int sw_enqueue(struct zbatch_wq *wq, struct zbatch_req *req)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&wq->lock, flags);
-	if (wq->count >= wq->size) {
-		spin_unlock_irqrestore(&wq->lock, flags);
-		return -EAGAIN;
-	}
-	atomic_set(&req->state, ZBATCH_REQ_QUEUED);
-	list_add_tail(&req->qnode, &wq->queue);
-	wq->count++;
-	spin_unlock_irqrestore(&wq->lock, flags);
-	wake_up(&wq->dev->engine_wait);
-	return 0;
-}
-
-static bool sw_reclaim(struct zbatch_wq *wq, struct zbatch_req *req)
-{
-	unsigned long flags;
-	bool ok = false;
-
-	spin_lock_irqsave(&wq->lock, flags);
-	if (atomic_read(&req->state) == ZBATCH_REQ_QUEUED) {
-		list_del_init(&req->qnode);
-		wq->count--;
-		atomic_set(&req->state, ZBATCH_REQ_RUNNING);
-		ok = true;
-	}
-	spin_unlock_irqrestore(&wq->lock, flags);
-	return ok;
-}
-
-const struct zbatch_exec_ops zbatch_exec_sw = {
-	.name = "software",
-	.enqueue = sw_enqueue,
-	.reclaim = sw_reclaim,
-};
-
-static struct zbatch_req *engine_next(struct zbatch_dev *dev)
-{
-	struct zbatch_req *req = NULL;
-	unsigned int i;
-
-	for (i = 0; i < dev->nr_wqs && !req; i++) {
-		struct zbatch_wq *wq = dev->wqs[i];
-
-		if (READ_ONCE(wq->stalled) || !READ_ONCE(wq->count))
-			continue;
-		spin_lock_irq(&wq->lock);
-		req = list_first_entry_or_null(&wq->queue, struct zbatch_req, qnode);
-		if (req) {
-			list_del_init(&req->qnode);
-			wq->count--;
-			atomic_set(&req->state, ZBATCH_REQ_RUNNING);
-		}
-		spin_unlock_irq(&wq->lock);
-	}
-	return req;
-}
-
-static bool dev_has_work(struct zbatch_dev *dev)
-{
-	unsigned int i;
-
-	for (i = 0; i < dev->nr_wqs; i++)
-		if (READ_ONCE(dev->wqs[i]->count) && !READ_ONCE(dev->wqs[i]->stalled))
-			return true;
-	return false;
-}
-
-static int engine_fn(void *data)
-{
-	struct zbatch_engine *e = data;
-	struct zbatch_dev *dev = e->dev;
-	struct zbatch_req *req;
-
-	while (!kthread_should_stop()) {
-		req = engine_next(dev);
-		if (!req) {
-			wait_event_interruptible_exclusive(dev->engine_wait,
-							   dev_has_work(dev) ||
-							   kthread_should_stop());
-			continue;
-		}
-		zbatch_execute(&e->ctx, req, req->batch->codec);
-		zbatch_req_complete(req);
-		cond_resched();
-	}
-	return 0;
-}
 
 /* ---- WQ choice ---- */
 static struct zbatch_wq *dev_wq(struct zbatch_dev *dev)
@@ -180,6 +83,16 @@ struct zbatch_wq *zbatch_wq_pick(enum zbatch_op op)
 	for (d = 0; !wq && d < zbatch_nr_devs; d++)
 		wq = dev_wq(zbatch_devs[d]);
 	return wq;
+}
+
+unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu)
+{
+	const struct zbatch_dev *dev = wq->dev;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < dev->nr_engines; i++)
+		n += dev->engines[i].cpu != cpu;
+	return min_t(unsigned int, n, ZBATCH_MAX_SLICES - 1);
 }
 
 void zbatch_map_rebuild(void)
@@ -345,60 +258,6 @@ static int wq_cmp(const void *a, const void *b)
 	return (int)y->priority - (int)x->priority;
 }
 
-static void engines_stop(struct zbatch_dev *dev)
-{
-	unsigned int i;
-
-	for (i = 0; i < dev->nr_engines; i++) {
-		if (dev->engines[i].task)
-			kthread_stop(dev->engines[i].task);
-		dev->engines[i].task = NULL;
-		zbatch_ctx_free(&dev->engines[i].ctx);
-	}
-}
-
-static int engines_start(struct zbatch_dev *dev, unsigned int *next_cpu)
-{
-	const struct cpumask *mask = cpumask_of_node(dev->node);
-	unsigned int i, cpu;
-
-	if (cpumask_empty(mask) || cpumask_first_and(mask, cpu_online_mask) >= nr_cpu_ids)
-		mask = cpu_online_mask;
-	for (i = 0; i < dev->nr_engines; i++) {
-		struct zbatch_engine *e = &dev->engines[i];
-		struct task_struct *t;
-		unsigned int c;
-		int ret;
-
-		/*
-		 * Every workspace now: an engine must never allocate. Under
-		 * swap pressure a GFP_NOIO allocation can retry forever
-		 * while the zswap caller it serves waits for it.
-		 */
-		for (c = ZBATCH_CODEC_DEFAULT + 1; c < ZBATCH_CODEC_NR; c++) {
-			ret = zbatch_ctx_prepare(&e->ctx, c);
-			if (ret)
-				return ret;
-		}
-		cpu = cpumask_next_and(*next_cpu, mask, cpu_online_mask);
-		if (cpu >= nr_cpu_ids)
-			cpu = cpumask_first_and(mask, cpu_online_mask);
-		*next_cpu = cpu;
-		e->dev = dev;
-		e->id = i;
-		e->cpu = cpu;
-		t = kthread_create_on_node(engine_fn, e, dev->node,
-					   "zbatch/%u.%u", dev->id, i);
-		if (IS_ERR(t))
-			return PTR_ERR(t);
-		/* not kthread_bind(): CPU hotplug must not strand an engine */
-		set_cpus_allowed_ptr(t, cpumask_of(cpu));
-		e->task = t;
-		wake_up_process(t);
-	}
-	return 0;
-}
-
 static struct zbatch_dev *dev_create(unsigned int id, int node,
 				     struct kobject *parent,
 				     unsigned int *next_cpu)
@@ -414,7 +273,6 @@ static struct zbatch_dev *dev_create(unsigned int id, int node,
 		return ERR_PTR(-ENOMEM);
 	dev->id = id;
 	dev->node = node;
-	init_waitqueue_head(&dev->engine_wait);
 	kobject_init(&dev->kobj, &dev_ktype);
 	dev->wqs = kcalloc(wqs, sizeof(*dev->wqs), GFP_KERNEL);
 	dev->engines = kcalloc(ne, sizeof(*dev->engines), GFP_KERNEL);
@@ -449,19 +307,19 @@ static struct zbatch_dev *dev_create(unsigned int id, int node,
 		wq->priority = 10 - min(i, 9u);
 		wq->enabled = true;
 		spin_lock_init(&wq->lock);
-		INIT_LIST_HEAD(&wq->queue);
+		INIT_LIST_HEAD(&wq->slices);
 		ret = kobject_add(&wq->kobj, &dev->kobj, "wq%u", i);
 		if (ret)
 			goto err_put_wqs;
 	}
 	sort(dev->wqs, dev->nr_wqs, sizeof(*dev->wqs), wq_cmp, NULL);
-	ret = engines_start(dev, next_cpu);
+	ret = zbatch_sw_start(dev, next_cpu);
 	if (ret)
 		goto err_stop_engines;
 	return dev;
 
 err_stop_engines:
-	engines_stop(dev);
+	zbatch_sw_stop(dev);
 err_put_wqs:
 	for (i = 0; i < dev->nr_wqs; i++)
 		kobject_put(&dev->wqs[i]->kobj);
@@ -474,7 +332,7 @@ static void dev_destroy(struct zbatch_dev *dev)
 {
 	unsigned int i;
 
-	engines_stop(dev);
+	zbatch_sw_stop(dev);
 	for (i = 0; i < dev->nr_wqs; i++)
 		kobject_put(&dev->wqs[i]->kobj);
 	kobject_put(&dev->kobj);

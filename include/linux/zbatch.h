@@ -31,22 +31,21 @@
 #include <linux/scatterlist.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/zbatch_exec.h>
 #include <uapi/linux/idxd.h>
 #include <uapi/linux/zbatch.h>
 
-struct zbatch_req;
 struct zbatch_wq;
 
-/* Called from engine or caller context once the request is done. */
-typedef void (*zbatch_done_t)(struct zbatch_req *req, void *data);
-
-/* Descriptor life cycle (zbatch_req.state). */
-enum zbatch_req_state {
-	ZBATCH_REQ_IDLE = 0,
-	ZBATCH_REQ_QUEUED,	/* on a WQ's queue, owned by the WQ lock */
-	ZBATCH_REQ_RUNNING,	/* claimed by an engine or by the submitter */
-	ZBATCH_REQ_DONE,
-};
+/*
+ * In-kernel callers may pick a batch's sync mode in zbatch_batch_init()'s
+ * flags (else the sysfs sync_mode applies); /dev/zbatch cannot.
+ */
+#define ZBATCH_KF_MODE_SHIFT	16
+#define ZBATCH_KF_SYNC		0x10000U	/* mode + 1, in bits 16-17 */
+#define ZBATCH_KF_ASYNC		0x20000U
+#define ZBATCH_KF_ASYNC_IRQ	0x30000U
+#define ZBATCH_KF_MODE_MASK	0x30000U
 
 struct zbatch_req {
 	/* set by the caller */
@@ -55,8 +54,6 @@ struct zbatch_req {
 	void *dst;
 	unsigned int slen;
 	unsigned int dlen;		/* destination capacity */
-	zbatch_done_t done;		/* optional */
-	void *done_data;
 
 	/* results, valid once the batch completed */
 	int status;			/* 0, -ENOSPC, -EBADMSG, -EINVAL, ... */
@@ -66,13 +63,7 @@ struct zbatch_req {
 	struct iax_hw_desc desc;
 	struct iax_completion_record cr __aligned(64);
 	struct list_head chain;		/* in zbatch_batch.reqs */
-	struct list_head qnode;		/* in zbatch_wq.queue while QUEUED */
-	struct zbatch_batch *batch;
-	struct zbatch_wq *wq;
-	atomic_t state;			/* enum zbatch_req_state */
-	u64 submit_ns;
-	bool timed_out;
-	bool lat_sample;		/* this one's latency is recorded */
+	struct zbatch_wq *wq;		/* WQ its slice was posted to, or NULL */
 };
 
 struct zbatch_batch {
@@ -80,10 +71,13 @@ struct zbatch_batch {
 	unsigned int nr;
 	unsigned int codec;		/* enum zbatch_codec, resolved at submit */
 	unsigned int flags;		/* ZBATCH_F_* */
-	atomic_t pending;		/* requests not DONE yet */
-	wait_queue_head_t waitq;	/* async_irq: engines wake the waiter */
+
+	/* private to zbatch */
 	int mode;			/* sync mode captured at submit */
+	bool finished;			/* results gathered */
+	bool timed_out;			/* the timeout path ran */
 	u64 submit_ns;
+	struct zbatch_job job;		/* what executors see */
 };
 
 void zbatch_req_init(struct zbatch_req *req, enum zbatch_op op,
@@ -103,5 +97,29 @@ int zbatch_submit(struct zbatch_batch *batch);
 int zbatch_poll(struct zbatch_batch *batch);
 int zbatch_wait(struct zbatch_batch *batch);
 unsigned int zbatch_batch_size(void);
+unsigned int zbatch_codec_batch_size(unsigned int codec, enum zbatch_op op);
+u64 zbatch_engines_runtime_ns(void);
+
+/*
+ * The segmented shape the acomp API settled on after the seeds: one call
+ * over a folio or SG source cut into units of @unit_size; each unit's
+ * produced length, or its negative errno, comes back in the length of its
+ * destination SG entry (read it with zbatch_unit_result()).
+ */
+#define ZBATCH_UNITS_MAX	ZBATCH_MAX_BATCH
+struct zbatch_units {
+	struct zbatch_batch batch;
+	struct zbatch_req req[ZBATCH_UNITS_MAX];
+};
+
+int zbatch_run_units(struct zbatch_units *u, unsigned int codec,
+		     enum zbatch_op op, struct scatterlist *src,
+		     unsigned int slen, struct scatterlist *dst,
+		     unsigned int nr_units, unsigned int unit_size);
+
+static inline int zbatch_unit_result(const struct scatterlist *sg)
+{
+	return (int)sg->length;
+}
 
 #endif /* _LINUX_ZBATCH_H */

@@ -103,8 +103,12 @@ TEST(Zswap, EnginePathUnderSwapPressure)
 {
 	ASSERT_EQ(sysfs_write(kZswapParam, "lz4-zbatch"), 0);
 	ASSERT_EQ(sysfs_write(kSys + "/acomp_inline", "0"), 0);
+	// one page is a batch of one, which dispatch keeps inline: force the
+	// hand-off so that the engines run under swap pressure
+	ASSERT_EQ(sysfs_write(kDbg + "/handoff", "always"), 0);
 	auto before = zbatch_stats();
 	auto r = zbatch::run_workload(workload(128));
+	sysfs_write(kDbg + "/handoff", "auto");
 	sysfs_write(kSys + "/acomp_inline", "1");
 	ASSERT_TRUE(r) << r.error().message;
 	EXPECT_EQ(r->bad_bytes, 0u);
@@ -117,6 +121,7 @@ TEST(Zswap, EnginePathUnderSwapPressure)
 	EXPECT_LT(d("inline_runs") - d("atomic_inline_runs"), zswpout / 10);
 	EXPECT_GT(d("atomic_inline_runs"), 0);
 	EXPECT_GE(d("compress_calls"), zswpout);
+	EXPECT_GE(d("handoffs"), zswpout / 2);
 	EXPECT_EQ(after["err_badmsg"] - before["err_badmsg"], 0);
 }
 

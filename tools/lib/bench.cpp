@@ -2,6 +2,7 @@
 #include "zbatch/bench.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 
@@ -29,12 +30,17 @@ struct Pages {
 	std::vector<std::vector<uint8_t>> back;	// decompressed
 };
 
-// One pass over every page in batches of @batch; returns kernel ns.
-Result<uint64_t> pass(const Device &dev, enum zbatch_op op, unsigned int codec,
+struct PassNs {
+	uint64_t kernel = 0;	// submit to last completion, in the kernel
+	uint64_t wall = 0;	// the ioctls as userspace sees them: copies too
+};
+
+// One pass over every page in batches of @batch.
+Result<PassNs> pass(const Device &dev, enum zbatch_op op, unsigned int codec,
 		      unsigned int batch, unsigned int flags, const BenchConfig &cfg,
 		      Pages &pg, unsigned int &incompressible)
 {
-	uint64_t ns = 0;
+	PassNs ns;
 	incompressible = 0;
 	for (size_t first = 0; first < cfg.pages; first += batch) {
 		size_t n = std::min<size_t>(batch, cfg.pages - first);
@@ -55,10 +61,13 @@ Result<uint64_t> pass(const Device &dev, enum zbatch_op op, unsigned int codec,
 		}
 		if (reqs.empty())
 			continue;
+		auto t0 = std::chrono::steady_clock::now();
 		auto r = dev.submit(op, codec, reqs, flags);
+		auto t1 = std::chrono::steady_clock::now();
 		if (!r)
 			return std::unexpected(r.error());
-		ns += r->elapsed_ns;
+		ns.kernel += r->elapsed_ns;
+		ns.wall += std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
 		for (size_t k = 0; k < reqs.size(); k++) {
 			size_t i = idx[k];
 			if (op == ZBATCH_OP_COMPRESS && reqs[k].status == -ENOSPC) {
@@ -93,7 +102,7 @@ Result<std::vector<BenchRow>> run_bench(const Device &dev, const BenchConfig &cf
 	const double bytes = static_cast<double>(cfg.pages * cfg.page_size);
 	for (unsigned int codec : cfg.codecs) {
 		for (unsigned int batch : cfg.batch_sizes) {
-			std::vector<double> bc, sc, bd, sd;
+			std::vector<double> bc, sc, bd, sd, wc, wd;
 			Pages pg{std::vector<std::vector<uint8_t>>(cfg.pages),
 				 std::vector<std::vector<uint8_t>>(cfg.pages)};
 			unsigned int incompressible = 0;
@@ -112,17 +121,21 @@ Result<std::vector<BenchRow>> run_bench(const Device &dev, const BenchConfig &cf
 						      pg, dummy);
 					if (!d)
 						return std::unexpected(d.error());
-					(batched ? bc : sc).push_back(bytes / 1e6 / (*c / 1e9));
-					(batched ? bd : sd).push_back(bytes / 1e6 / (*d / 1e9));
+					(batched ? bc : sc).push_back(bytes / 1e6 / (c->kernel / 1e9));
+					(batched ? bd : sd).push_back(bytes / 1e6 / (d->kernel / 1e9));
+					if (batched) {
+						wc.push_back(bytes / 1e6 / (c->wall / 1e9));
+						wd.push_back(bytes / 1e6 / (d->wall / 1e9));
+					}
 				}
 			}
 			comp_bytes = 0;
 			for (const auto &c : pg.comp)
 				comp_bytes += c.empty() ? cfg.page_size : c.size();
 			BenchRow rc{codec_name(codec), batch, "compress", spread_of(bc), spread_of(sc),
-				    0, comp_bytes / bytes, incompressible};
+				    0, comp_bytes / bytes, incompressible, spread_of(wc)};
 			BenchRow rd{codec_name(codec), batch, "decompress", spread_of(bd), spread_of(sd),
-				    0, 0, 0};
+				    0, 0, 0, spread_of(wd)};
 			for (auto *r : {&rc, &rd})
 				r->speedup = r->single_mbps.median > 0 ?
 					r->batched_mbps.median / r->single_mbps.median : 0;

@@ -82,23 +82,25 @@ void print_rows(const std::vector<BenchRow> &rows, const GlobalOptions &g, bool 
 			fmt::print("{}{{\"codec\": \"{}\", \"batch\": {}, \"op\": \"{}\", "
 				   "\"batched_mbps\": {{\"median\": {:.2f}, \"min\": {:.2f}, \"max\": {:.2f}}}, "
 				   "\"single_mbps\": {{\"median\": {:.2f}, \"min\": {:.2f}, \"max\": {:.2f}}}, "
-				   "\"speedup\": {:.3f}, \"ratio\": {:.4f}, \"incompressible\": {}}}",
+				   "\"speedup\": {:.3f}, \"ratio\": {:.4f}, \"incompressible\": {}, "
+				   "\"batched_wall_mbps\": {:.2f}}}",
 				   i ? ", " : "", r.codec, r.batch, r.op, r.batched_mbps.median,
 				   r.batched_mbps.min, r.batched_mbps.max, r.single_mbps.median,
 				   r.single_mbps.min, r.single_mbps.max, r.speedup, r.ratio,
-				   r.incompressible);
+				   r.incompressible, r.batched_wall_mbps.median);
 		}
 		fmt::print("]\n");
 		return;
 	}
 	if (csv) {
 		fmt::print("codec,batch,op,batched_mbps_median,batched_mbps_min,batched_mbps_max,"
-			   "single_mbps_median,single_mbps_min,single_mbps_max,speedup,ratio\n");
+			   "single_mbps_median,single_mbps_min,single_mbps_max,speedup,ratio,"
+			   "batched_wall_mbps_median\n");
 		for (const auto &r : rows)
-			fmt::print("{},{},{},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.3f},{:.4f}\n",
+			fmt::print("{},{},{},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.3f},{:.4f},{:.2f}\n",
 				   r.codec, r.batch, r.op, r.batched_mbps.median, r.batched_mbps.min,
 				   r.batched_mbps.max, r.single_mbps.median, r.single_mbps.min,
-				   r.single_mbps.max, r.speedup, r.ratio);
+				   r.single_mbps.max, r.speedup, r.ratio, r.batched_wall_mbps.median);
 		return;
 	}
 	fmt::print("{:<8} {:>5} {:<10} {:>24} {:>24} {:>8} {:>7}\n", "codec", "batch", "op",

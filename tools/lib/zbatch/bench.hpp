@@ -33,6 +33,7 @@ struct BenchRow {
 	double speedup = 0;		// median batched / median single
 	double ratio = 0;		// compressed / original (compress rows)
 	unsigned int incompressible = 0;	// pages that came back -ENOSPC
+	Spread batched_wall_mbps;	// batched, over the ioctls' wall time (copies too)
 };
 
 Spread spread_of(std::vector<double> v);

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Batch benchmark module (make bench; once on tiny inputs in make check):
+ * what a user runs today, the stock crypto API one page at a time
+ * (crypto_acomp_{,de}compress() + crypto_wait_req(), as zswap calls it),
+ * against zbatch batches of 1..32 through the in-kernel API, on the same
+ * pages, per codec, operation and sync mode, rounds alternating which side
+ * goes first. Beside wall time, CPU time: this thread's plus every zbatch
+ * engine thread's, so work moved to other CPUs is never a saving. The
+ * parallel ceiling of the machine is measured in the same run: the stock
+ * pass on two CPUs at once against one.
+ *
+ * Each side decompresses what it compressed itself; deflate differs in
+ * window only: stock raw deflate level 6 (Z_DEFAULT_COMPRESSION), memLevel
+ * 9, 2 KiB window (crypto/deflate.c); zbatch level 6, memLevel 9, 4 KiB
+ * window (IAA's limit).
+ *
+ * Results in debugfs zbatch_batch_bench/results, one record per line:
+ *   ceiling CODEC OP MEDIAN MIN MAX               (x, of 2 CPUs)
+ *   stock CODEC OP WALL_NS CPU_NS                 (per page, medians)
+ *   zbatch CODEC OP MODE BATCH WALL_NS CPU_NS SPEEDUP SMIN SMAX CPU_RATIO
+ *   acomp CODEC OP WALL_NS CPU_NS SPEEDUP SMIN SMAX CPU_RATIO
+ * "acomp" is zbatch's own acomp algorithm (CODEC-zbatch) called exactly as
+ * the stock one, one page at a time: the crypto API's per-call cost with
+ * zbatch's codec path, so that what batching adds is told apart from what
+ * a cheaper per-call path adds.
+ * where SPEEDUP = stock wall / zbatch wall per round (median, min, max)
+ * and CPU_RATIO = zbatch CPU / stock CPU per round (median). Ratios are
+ * in thousandths.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <crypto/acompress.h>
+#include <linux/completion.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
+#include <linux/zbatch.h>
+
+#define MAX_PAGES	1024
+#define MAX_ROUNDS	15
+
+static unsigned int pages = 512;
+module_param(pages, uint, 0444);
+MODULE_PARM_DESC(pages, "Pages per pass (1..1024)");
+static unsigned int rounds = 5;
+module_param(rounds, uint, 0444);
+MODULE_PARM_DESC(rounds, "Rounds (1..15)");
+static char *codecs = "lz4,lzo,zstd,deflate";
+module_param(codecs, charp, 0444);
+MODULE_PARM_DESC(codecs, "Codecs, comma-separated");
+static char *modes = "sync,async,async_irq";
+module_param(modes, charp, 0444);
+MODULE_PARM_DESC(modes, "zbatch sync modes, comma-separated");
+
+static const unsigned int batches[] = { 1, 2, 4, 8, 16, 32 };
+static const char *const mode_names[] = { "sync", "async", "async_irq" };
+static const u32 mode_flags[] = { ZBATCH_KF_SYNC, ZBATCH_KF_ASYNC, ZBATCH_KF_ASYNC_IRQ };
+static const struct {
+	const char *name;
+	unsigned int id;
+} codec_tab[] = {
+	{ "deflate", ZBATCH_CODEC_DEFLATE }, { "lz4", ZBATCH_CODEC_LZ4 },
+	{ "zstd", ZBATCH_CODEC_ZSTD }, { "lzo", ZBATCH_CODEC_LZO },
+};
+
+#define REPORT_LEN	(64 * 1024)
+static char *report;
+static size_t report_len;
+static struct dentry *dir;
+
+struct side {
+	u8 *cmp[MAX_PAGES];		/* compressed pages (2 pages each) */
+	unsigned int clen[MAX_PAGES];
+};
+
+struct bench {
+	u8 *src[MAX_PAGES];
+	u8 *out[MAX_PAGES];		/* decompress output */
+	struct side stock, zb;
+	struct zbatch_batch batch;
+	struct zbatch_req req[ZBATCH_MAX_BATCH];
+};
+
+struct sample {
+	u64 wall, cpu;
+};
+
+static void out(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report_len += vscnprintf(report + report_len, REPORT_LEN - report_len, fmt, ap);
+	va_end(ap);
+}
+
+/* A random quarter, text for the rest: about what swap sees, ratio ~0.5. */
+static void fill(u8 *p, u32 seed)
+{
+	static const char *const w[] = { "swap ", "page ", "the ", "memory ",
+		"kernel ", "batch ", "of ", "compress\n" };
+	struct rnd_state r;
+	unsigned int i;
+
+	prandom_seed_state(&r, seed);
+	prandom_bytes_state(&r, p, PAGE_SIZE / 4);
+	i = PAGE_SIZE / 4;
+	while (i < PAGE_SIZE) {
+		const char *s = w[prandom_u32_state(&r) % ARRAY_SIZE(w)];
+		unsigned int n = min_t(unsigned int, strlen(s), PAGE_SIZE - i);
+
+		memcpy(p + i, s, n);
+		i += n;
+	}
+}
+
+/* CPU time so far of this thread and every engine, exact after a sleep. */
+static u64 cpu_now(void)
+{
+	usleep_range(50, 100);
+	return current->se.sum_exec_runtime + zbatch_engines_runtime_ns();
+}
+
+/* One stock pass over the pages; 0 or a negative errno. */
+static int stock_pass(const char *alg, struct bench *b, bool comp,
+		      unsigned int npages)
+{
+	struct crypto_acomp *tfm;
+	struct acomp_req *req;
+	struct crypto_wait wait;
+	struct scatterlist in, o;
+	unsigned int i;
+	int ret = 0;
+
+	tfm = crypto_alloc_acomp(alg, 0, 0);
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	req = acomp_request_alloc(tfm);
+	if (!req) {
+		crypto_free_acomp(tfm);
+		return -ENOMEM;
+	}
+	crypto_init_wait(&wait);
+	acomp_request_set_callback(req, CRYPTO_TFM_REQ_MAY_BACKLOG, crypto_req_done, &wait);
+	for (i = 0; i < npages && !ret; i++) {
+		if (comp) {
+			sg_init_one(&in, b->src[i], PAGE_SIZE);
+			sg_init_one(&o, b->stock.cmp[i], PAGE_SIZE * 2);
+			acomp_request_set_params(req, &in, &o, PAGE_SIZE, PAGE_SIZE);
+			ret = crypto_wait_req(crypto_acomp_compress(req), &wait);
+			b->stock.clen[i] = req->dlen;
+		} else {
+			sg_init_one(&in, b->stock.cmp[i], b->stock.clen[i]);
+			sg_init_one(&o, b->out[i], PAGE_SIZE);
+			acomp_request_set_params(req, &in, &o, b->stock.clen[i], PAGE_SIZE);
+			ret = crypto_wait_req(crypto_acomp_decompress(req), &wait);
+			if (!ret && req->dlen != PAGE_SIZE)
+				ret = -EIO;
+		}
+	}
+	acomp_request_free(req);
+	crypto_free_acomp(tfm);
+	return ret;
+}
+
+/*
+ * One zbatch pass in batches of @bs. Compress keeps incompressible pages
+ * (-ENOSPC) raw, as zswap and zram do; decompress skips those.
+ */
+static int zbatch_pass(unsigned int codec, struct bench *b, bool comp,
+		       unsigned int bs, u32 flags)
+{
+	unsigned int i, j, n;
+	int ret;
+
+	for (i = 0; i < pages; i += n) {
+		n = min(bs, pages - i);
+		zbatch_batch_init(&b->batch, codec, flags);
+		for (j = 0; j < n; j++) {
+			if (comp)
+				zbatch_req_init(&b->req[j], ZBATCH_OP_COMPRESS, b->src[i + j],
+						PAGE_SIZE, b->zb.cmp[i + j], PAGE_SIZE);
+			else
+				zbatch_req_init(&b->req[j], ZBATCH_OP_DECOMPRESS,
+						b->zb.cmp[i + j], b->zb.clen[i + j],
+						b->out[i + j], PAGE_SIZE);
+			zbatch_batch_add(&b->batch, &b->req[j]);
+		}
+		ret = zbatch_submit(&b->batch);
+		if (ret == -EINPROGRESS)
+			ret = zbatch_wait(&b->batch);
+		for (j = 0; j < n; j++) {
+			struct zbatch_req *r = &b->req[j];
+
+			if (comp && r->status == -ENOSPC) {
+				memcpy(b->zb.cmp[i + j], b->src[i + j], PAGE_SIZE);
+				b->zb.clen[i + j] = PAGE_SIZE;
+			} else if (r->status) {
+				return r->status;
+			} else if (comp) {
+				b->zb.clen[i + j] = r->produced;
+			} else if (r->produced != PAGE_SIZE) {
+				return -EIO;
+			}
+		}
+	}
+	return 0;
+}
+
+static int check_output(struct bench *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < pages; i++)
+		if (memcmp(b->out[i], b->src[i], PAGE_SIZE))
+			return -EIO;
+	return 0;
+}
+
+/* Time one pass: stock when @alg, else zbatch with @bs and @flags. */
+static int timed(struct sample *sm, const char *alg, unsigned int codec,
+		 struct bench *b, bool comp, unsigned int bs, u32 flags)
+{
+	unsigned int i;
+	u64 c0, t0;
+	int ret;
+
+	if (!comp)
+		for (i = 0; i < pages; i++)
+			memset(b->out[i], 0, PAGE_SIZE);
+	c0 = cpu_now();
+	t0 = ktime_get_ns();
+	ret = alg ? stock_pass(alg, b, comp, pages) : zbatch_pass(codec, b, comp, bs, flags);
+	sm->wall = ktime_get_ns() - t0;
+	sm->cpu = cpu_now() - c0;
+	if (!ret && !comp)
+		ret = check_output(b);
+	return ret;
+}
+
+/* ---- the parallel ceiling: the stock pass on two CPUs against one ---- */
+struct par {
+	const char *alg;
+	struct bench *b;
+	bool comp;
+	struct completion go, done;
+	u64 ns;
+	int ret;
+};
+
+static int par_fn(void *data)
+{
+	struct par *p = data;
+	u64 t0;
+
+	wait_for_completion(&p->go);
+	t0 = ktime_get_ns();
+	p->ret = stock_pass(p->alg, p->b, p->comp, pages);
+	p->ns = ktime_get_ns() - t0;
+	complete(&p->done);
+	return 0;
+}
+
+/* 2 * T(one) / T(two at once), in thousandths; < 0 on error. */
+static s64 ceiling_once(const char *alg, struct bench *b, struct bench *b2,
+			bool comp)
+{
+	struct par p[2] = {};
+	unsigned int i;
+	u64 t0, one;
+	int ret;
+
+	t0 = ktime_get_ns();
+	ret = stock_pass(alg, b, comp, pages);
+	one = ktime_get_ns() - t0;
+	if (ret)
+		return ret;
+	for (i = 0; i < 2; i++) {
+		struct task_struct *t;
+
+		p[i] = (struct par){ .alg = alg, .b = i ? b2 : b, .comp = comp };
+		init_completion(&p[i].go);
+		init_completion(&p[i].done);
+		t = kthread_create(par_fn, &p[i], "zbbench/%u", i);
+		if (IS_ERR(t))
+			return PTR_ERR(t);
+		kthread_bind(t, i % num_online_cpus());
+		wake_up_process(t);
+	}
+	t0 = ktime_get_ns();
+	complete(&p[0].go);
+	complete(&p[1].go);
+	wait_for_completion(&p[0].done);
+	wait_for_completion(&p[1].done);
+	if (p[0].ret || p[1].ret)
+		return p[0].ret ?: p[1].ret;
+	return div64_u64(2000 * one, max(p[0].ns, p[1].ns));
+}
+
+static int cmp_s64(const void *a, const void *b)
+{
+	s64 x = *(const s64 *)a, y = *(const s64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static s64 median(s64 *v, unsigned int n)
+{
+	sort(v, n, sizeof(*v), cmp_s64, NULL);
+	return v[n / 2];
+}
+
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	while ((p = strstr(p, name))) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+#define NB	ARRAY_SIZE(batches)
+#define NM	ARRAY_SIZE(mode_names)
+
+struct results {
+	s64 ceil[MAX_ROUNDS];
+	s64 s_wall[MAX_ROUNDS], s_cpu[MAX_ROUNDS];
+	s64 z_wall[NM][NB][MAX_ROUNDS], z_cpu[NM][NB][MAX_ROUNDS];
+	s64 speed[NM][NB][MAX_ROUNDS], cpur[NM][NB][MAX_ROUNDS];
+	s64 a_wall[MAX_ROUNDS], a_cpu[MAX_ROUNDS], a_speed[MAX_ROUNDS], a_cpur[MAX_ROUNDS];
+};
+
+static int bench_codec(struct bench *b, struct bench *b2, unsigned int c,
+		       bool comp, struct results *r)
+{
+	const char *alg = codec_tab[c].name, *op = comp ? "compress" : "decompress";
+	unsigned int id = codec_tab[c].id, rd, m, k, i;
+	struct sample st, z, a;
+	s64 v[MAX_ROUNDS];
+	char zalg[32];
+	int ret;
+
+	snprintf(zalg, sizeof(zalg), "%s-zbatch", alg);
+	/* decompress needs both sides' compressed pages */
+	if (!comp) {
+		ret = stock_pass(alg, b, true, pages);
+		if (!ret)
+			ret = zbatch_pass(id, b, true, 16, ZBATCH_KF_ASYNC_IRQ);
+		if (ret)
+			return ret;
+		for (i = 0; i < pages; i++) {
+			memcpy(b2->stock.cmp[i], b->stock.cmp[i], b->stock.clen[i]);
+			b2->stock.clen[i] = b->stock.clen[i];
+		}
+	}
+	for (rd = 0; rd < rounds; rd++) {
+		s64 x = ceiling_once(alg, b, b2, comp);
+
+		if (x < 0)
+			return x;
+		r->ceil[rd] = x;
+	}
+	memcpy(v, r->ceil, sizeof(v));
+	out("ceiling %s %s %lld", alg, op, median(v, rounds));
+	out(" %lld %lld\n", v[0], v[rounds - 1]);
+
+	for (rd = 0; rd < rounds; rd++) {
+		bool stock_first = !(rd & 1);
+
+		if (stock_first) {
+			ret = timed(&st, alg, 0, b, comp, 0, 0);
+			if (ret)
+				return ret;
+		}
+		/* zbatch's acomp reads and writes the stock side's buffers */
+		ret = timed(&a, zalg, 0, b, comp, 0, 0);
+		if (ret)
+			return ret;
+		for (m = 0; m < NM; m++) {
+			if (!listed(modes, mode_names[m]))
+				continue;
+			for (k = 0; k < NB; k++) {
+				ret = timed(&z, NULL, id, b, comp, batches[k], mode_flags[m]);
+				if (ret) {
+					pr_err("%s %s %s batch %u: %d\n", alg, op,
+					       mode_names[m], batches[k], ret);
+					return ret;
+				}
+				r->z_wall[m][k][rd] = z.wall;
+				r->z_cpu[m][k][rd] = z.cpu;
+			}
+		}
+		if (!stock_first) {
+			ret = timed(&st, alg, 0, b, comp, 0, 0);
+			if (ret)
+				return ret;
+		}
+		r->s_wall[rd] = st.wall;
+		r->s_cpu[rd] = st.cpu;
+		r->a_wall[rd] = a.wall;
+		r->a_cpu[rd] = a.cpu;
+		r->a_speed[rd] = div64_u64(1000 * st.wall, max_t(u64, a.wall, 1));
+		r->a_cpur[rd] = div64_u64(1000 * a.cpu, max_t(u64, st.cpu, 1));
+		for (m = 0; m < NM; m++)
+			for (k = 0; k < NB; k++) {
+				r->speed[m][k][rd] = div64_u64(1000 * st.wall,
+							       max_t(s64, r->z_wall[m][k][rd], 1));
+				r->cpur[m][k][rd] = div64_u64(1000 * r->z_cpu[m][k][rd],
+							      max_t(u64, st.cpu, 1));
+			}
+	}
+	memcpy(v, r->s_wall, sizeof(v));
+	out("stock %s %s %lld", alg, op, median(v, rounds) / pages);
+	memcpy(v, r->s_cpu, sizeof(v));
+	out(" %lld\n", median(v, rounds) / pages);
+	memcpy(v, r->a_wall, sizeof(v));
+	out("acomp %s %s %lld", alg, op, median(v, rounds) / pages);
+	memcpy(v, r->a_cpu, sizeof(v));
+	out(" %lld", median(v, rounds) / pages);
+	memcpy(v, r->a_speed, sizeof(v));
+	out(" %lld %lld %lld", median(v, rounds), v[0], v[rounds - 1]);
+	memcpy(v, r->a_cpur, sizeof(v));
+	out(" %lld\n", median(v, rounds));
+	for (m = 0; m < NM; m++) {
+		if (!listed(modes, mode_names[m]))
+			continue;
+		for (k = 0; k < NB; k++) {
+			s64 w, cpu, sp, lo, hi, cr;
+
+			memcpy(v, r->z_wall[m][k], sizeof(v));
+			w = median(v, rounds) / pages;
+			memcpy(v, r->z_cpu[m][k], sizeof(v));
+			cpu = median(v, rounds) / pages;
+			memcpy(v, r->speed[m][k], sizeof(v));
+			sp = median(v, rounds);
+			lo = v[0];
+			hi = v[rounds - 1];
+			memcpy(v, r->cpur[m][k], sizeof(v));
+			cr = median(v, rounds);
+			out("zbatch %s %s %s %u %lld %lld %lld %lld %lld %lld\n", alg, op,
+			    mode_names[m], batches[k], w, cpu, sp, lo, hi, cr);
+		}
+	}
+	return 0;
+}
+
+static struct bench *bench_alloc(void)
+{
+	struct bench *b = vzalloc(sizeof(*b));
+	unsigned int i;
+
+	if (!b)
+		return NULL;
+	for (i = 0; i < pages; i++) {
+		b->src[i] = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		b->out[i] = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		b->stock.cmp[i] = kmalloc(PAGE_SIZE * 2, GFP_KERNEL);
+		b->zb.cmp[i] = kmalloc(PAGE_SIZE * 2, GFP_KERNEL);
+		if (!b->src[i] || !b->out[i] || !b->stock.cmp[i] || !b->zb.cmp[i])
+			return b;	/* bench_free() checks */
+		fill(b->src[i], i);
+	}
+	return b;
+}
+
+static bool bench_ok(struct bench *b)
+{
+	return b && b->zb.cmp[pages - 1];
+}
+
+static void bench_free(struct bench *b)
+{
+	unsigned int i;
+
+	if (!b)
+		return;
+	for (i = 0; i < pages; i++) {
+		kfree(b->src[i]);
+		kfree(b->out[i]);
+		kfree(b->stock.cmp[i]);
+		kfree(b->zb.cmp[i]);
+	}
+	vfree(b);
+}
+
+static ssize_t results_read(struct file *f, char __user *buf, size_t len, loff_t *pos)
+{
+	return simple_read_from_buffer(buf, len, pos, report, report_len);
+}
+
+static const struct file_operations results_fops = {
+	.owner = THIS_MODULE,
+	.read = results_read,
+};
+
+static int __init bench_init(void)
+{
+	struct bench *b = NULL, *b2 = NULL;
+	struct results *r = NULL;
+	unsigned int c, op;
+	int ret = -ENOMEM;
+
+	if (!pages || pages > MAX_PAGES || !rounds || rounds > MAX_ROUNDS)
+		return -EINVAL;
+	report = kvzalloc(REPORT_LEN, GFP_KERNEL);
+	r = vzalloc(sizeof(*r));
+	b = bench_alloc();
+	b2 = bench_alloc();
+	if (!report || !r || !bench_ok(b) || !bench_ok(b2))
+		goto out;
+	out("# zbatch batch bench: %u pages, %u rounds, %u CPUs\n", pages, rounds,
+	    num_online_cpus());
+	ret = 0;
+	for (c = 0; c < ARRAY_SIZE(codec_tab) && !ret; c++) {
+		if (!listed(codecs, codec_tab[c].name))
+			continue;
+		for (op = 0; op < 2 && !ret; op++)
+			ret = bench_codec(b, b2, c, op == 0, r);
+	}
+	if (!ret) {
+		dir = debugfs_create_dir("zbatch_batch_bench", NULL);
+		debugfs_create_file("results", 0400, dir, NULL, &results_fops);
+	}
+out:
+	bench_free(b2);
+	bench_free(b);
+	vfree(r);
+	if (ret)
+		kvfree(report);
+	return ret;
+}
+
+static void __exit bench_exit(void)
+{
+	debugfs_remove_recursive(dir);
+	kvfree(report);
+}
+
+module_init(bench_init);
+module_exit(bench_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("zbatch benchmark: stock crypto API per page vs zbatch batches");

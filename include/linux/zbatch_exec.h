@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The executor contract: the one seam between the batch core and whatever
+ * runs descriptors (the software engines of exec_sw.c today, IAA next).
+ *
+ * The core turns each request of a batch into an IAA descriptor
+ * (struct iax_hw_desc, <uapi/linux/idxd.h>) whose completion_addr points at
+ * the request's completion record, collects the descriptors of a batch in
+ * a job and cuts the job into slices. An executor receives a slice:
+ *
+ *   - it claims descriptors one at a time with zbatch_slice_claim() (one
+ *     atomic increment, no lock: the owner and any thief share the cursor),
+ *   - runs each and writes its struct iax_completion_record: output_size,
+ *     bytes_completed, error_code, crc when asked, and the status byte LAST
+ *     with release semantics, as the device does,
+ *   - may steal unclaimed descriptors from the job's other stealable
+ *     slices once its own is empty (a slow engine never holds a batch),
+ *   - then calls zbatch_job_release() once for every descriptor it ran and
+ *     once for the slice it held; after that it never touches the job.
+ *
+ * An executor never sees struct zbatch_req or struct zbatch_batch. The core
+ * reads cr->status with acquire and maps it to an errno in one place,
+ * zbatch_cr_errno() (kmod/batch.c), as iaa_crypto's check_completion().
+ *
+ * Status and error codes are IAA's: IAX_COMP_* from the uapi header and the
+ * analytics error codes iaa_crypto names. The ZBATCH_CR_ERR_* codes at 0xf0
+ * and above are the software model's own (no IAA hardware reports them).
+ */
+#ifndef _LINUX_ZBATCH_EXEC_H
+#define _LINUX_ZBATCH_EXEC_H
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/sched/clock.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <uapi/linux/idxd.h>
+#include <uapi/linux/zbatch.h>
+
+/* Analytics error codes under IAX_COMP_ANALYTICS_ERROR (iaa_crypto.h). */
+#define ZBATCH_CR_ERR_COMP_OVERFLOW	0x19	/* compress output overflow */
+#define ZBATCH_CR_WATCHDOG		0x24	/* status: descriptor timed out */
+/* Software model only. */
+#define ZBATCH_CR_ERR_BADSTREAM		0xf0	/* corrupt or truncated input */
+#define ZBATCH_CR_ERR_VERIFY		0xf1	/* verify_compress mismatch */
+#define ZBATCH_CR_ERR_NOMEM		0xf2	/* no workspace for the codec */
+
+/* Most slices a job is cut into: the submitter's and 15 executors'. */
+#define ZBATCH_MAX_SLICES	16
+
+struct zbatch_job;
+struct zbatch_wq;
+
+/*
+ * A contiguous run of a job's descriptors handed to one executor with one
+ * wake-up. desc[first .. first + nr) belong to it until claimed.
+ */
+struct zbatch_slice {
+	struct list_head node;		/* in zbatch_wq.slices while posted */
+	struct zbatch_job *job;
+	struct zbatch_wq *wq;		/* NULL: kept by the submitter */
+	unsigned int first;
+	unsigned int nr;
+	atomic_t next;			/* claim cursor, may run past nr */
+	bool posted;			/* on wq's queue; under wq->lock */
+};
+
+/*
+ * One submitted batch as executors see it. Written by the submitter before
+ * any slice is posted (publication: the WQ lock), read-only afterwards
+ * except for the cursors, @pending and the sampled times.
+ */
+struct zbatch_job {
+	struct iax_hw_desc *desc[ZBATCH_MAX_BATCH];
+	struct zbatch_slice slice[ZBATCH_MAX_SLICES];
+	unsigned int nr;		/* descriptors */
+	unsigned int nr_slices;
+	unsigned int codec;		/* software executors: which codec */
+	bool verify;			/* verify_compress captured at submit */
+	int cpu;			/* submitter's CPU: no engine there helps */
+	/*
+	 * Descriptors not run yet plus slices held by executors. Dropped
+	 * only by zbatch_job_release(), under waitq.lock, so the submitter
+	 * seeing 0 and taking the lock once knows nobody touches the job.
+	 */
+	atomic_t pending;
+	wait_queue_head_t waitq;	/* async_irq: the waiter sleeps here */
+	/* timings of a sampled job (1 in ZBATCH_LAT_SAMPLE), else 0 */
+	u64 post_ns;			/* slices posted */
+	u64 done_ns;			/* pending reached 0 */
+	const struct iax_hw_desc *sample;	/* its completion time: */
+	u64 sample_done_ns;
+};
+
+/*
+ * Executor operations behind a WQ. post() queues a slice (and wakes what
+ * runs it) or refuses with -EAGAIN when the WQ cannot take its
+ * descriptors, as ENQCMD says "retry"; unpost() takes a slice back if no
+ * executor picked it up yet (false: an executor holds it and will release
+ * it). A slice is stealable when the core or other executors may claim
+ * its unclaimed descriptors: true for software engines, false for a
+ * device that owns its descriptors once submitted.
+ */
+struct zbatch_exec_ops {
+	const char *name;
+	int (*post)(struct zbatch_wq *wq, struct zbatch_slice *s);
+	bool (*unpost)(struct zbatch_wq *wq, struct zbatch_slice *s);
+	bool (*stealable)(struct zbatch_wq *wq);
+};
+
+/* Claim the next unclaimed descriptor of @s, or NULL when none is left. */
+static inline struct iax_hw_desc *zbatch_slice_claim(struct zbatch_slice *s)
+{
+	unsigned int i;
+
+	if ((unsigned int)atomic_read(&s->next) >= s->nr)
+		return NULL;
+	i = atomic_fetch_inc(&s->next);
+	return i < s->nr ? s->job->desc[s->first + i] : NULL;
+}
+
+static inline bool zbatch_slice_empty(struct zbatch_slice *s)
+{
+	return (unsigned int)atomic_read(&s->next) >= s->nr;
+}
+
+/*
+ * Give back @n units of @job->pending (descriptors run, slices held).
+ * The last one wakes the waiter. Nothing of @job may be touched after.
+ */
+static inline void zbatch_job_release(struct zbatch_job *job, unsigned int n)
+{
+	unsigned long flags;
+
+	if (!n)
+		return;
+	spin_lock_irqsave(&job->waitq.lock, flags);
+	if (atomic_sub_return(n, &job->pending) == 0) {
+		if (job->post_ns)
+			job->done_ns = local_clock();
+		wake_up_locked(&job->waitq);
+	}
+	spin_unlock_irqrestore(&job->waitq.lock, flags);
+}
+
+/*
+ * Write the end of a completion record: the fields, then the status byte
+ * with release, so a reader that sees the status with acquire sees them.
+ */
+static inline void zbatch_cr_finish(struct iax_completion_record *cr, u8 status,
+				    u8 error_code, u32 output_size,
+				    u32 bytes_completed)
+{
+	cr->error_code = error_code;
+	cr->output_size = output_size;
+	cr->bytes_completed = bytes_completed;
+	smp_store_release(&cr->status, status);
+}
+
+/* The core's side: the outcome of a record as an errno (kmod/batch.c). */
+int zbatch_cr_errno(const struct iax_completion_record *cr, bool compress);
+
+static inline struct iax_completion_record *zbatch_desc_cr(const struct iax_hw_desc *d)
+{
+	return (struct iax_completion_record *)(uintptr_t)d->completion_addr;
+}
+
+#endif /* _LINUX_ZBATCH_EXEC_H */

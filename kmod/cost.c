@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Measured dispatch costs: what one KiB of uncompressed data costs each
+ * codec and operation on a CPU, and what a hand-off to an engine costs in latency (post
+ * to the engine's first claim). Both are moving averages of sampled
+ * measurements (1 job or descriptor in ZBATCH_LAT_SAMPLE), so the dispatch
+ * follows the machine it runs on: the same rules give different batch
+ * splits on a 2-vCPU guest under emulation and on a Xeon.
+ *
+ * The estimates are single words read and written with READ_ONCE/
+ * WRITE_ONCE by any CPU without a lock: a lost update only delays the
+ * average by one sample.
+ */
+#include <linux/atomic.h>
+#include <linux/kernel.h>
+#include <linux/minmax.h>
+
+#include "internal.h"
+
+unsigned int zbatch_handoff = ZBATCH_HANDOFF_AUTO;
+
+/* Average weight of a new sample: 1/8. */
+#define EWMA_SHIFT	3
+/*
+ * A job kept inline only because the hand-off looked too expensive is
+ * handed off anyway once in this many, so that a stale estimate (a noisy
+ * moment) is measured again instead of holding dispatch off for good.
+ */
+#define EXPLORE_EVERY	64
+
+static unsigned long ns_per_kib[ZBATCH_CODEC_NR][2];
+static unsigned long handoff_ns;
+static atomic_t explore;
+
+static void ewma(unsigned long *avg, unsigned long sample)
+{
+	unsigned long old = READ_ONCE(*avg);
+
+	WRITE_ONCE(*avg, old ? old - (old >> EWMA_SHIFT) + (sample >> EWMA_SHIFT) :
+			       sample);
+}
+
+void zbatch_cost_exec(unsigned int codec, enum zbatch_op op,
+		      unsigned int bytes, u64 ns)
+{
+	if (codec >= ZBATCH_CODEC_NR || !bytes)
+		return;
+	ewma(&ns_per_kib[codec][op == ZBATCH_OP_DECOMPRESS],
+	     max_t(u64, div_u64(ns * 1024, bytes), 1));
+}
+
+void zbatch_cost_handoff(u64 ns)
+{
+	ewma(&handoff_ns, max_t(u64, ns, 1));
+}
+
+u64 zbatch_cost_work(unsigned int codec, enum zbatch_op op, u64 bytes)
+{
+	if (codec >= ZBATCH_CODEC_NR)
+		return 0;
+	return div_u64(READ_ONCE(ns_per_kib[codec][op == ZBATCH_OP_DECOMPRESS]) *
+		       bytes, 1024);
+}
+
+u64 zbatch_cost_handoff_ns(void)
+{
+	return READ_ONCE(handoff_ns);
+}
+
+unsigned int zbatch_cost_helpers(u64 work_ns, unsigned int nr,
+				 unsigned int avail)
+{
+	unsigned int k;
+
+	switch (READ_ONCE(zbatch_handoff)) {
+	case ZBATCH_HANDOFF_NEVER:
+		return 0;
+	case ZBATCH_HANDOFF_ALWAYS:
+		return min(avail, nr);
+	}
+	k = zbatch_plan_helpers(work_ns, zbatch_cost_handoff_ns(), nr, avail);
+	if (!k && nr > 1 && avail && work_ns &&
+	    !(atomic_inc_return(&explore) % EXPLORE_EVERY))
+		k = 1;
+	return k;
+}
+
+void zbatch_cost_reset(void)
+{
+	unsigned int c;
+
+	for (c = 0; c < ZBATCH_CODEC_NR; c++) {
+		WRITE_ONCE(ns_per_kib[c][0], 0);
+		WRITE_ONCE(ns_per_kib[c][1], 0);
+	}
+	WRITE_ONCE(handoff_ns, 0);
+}

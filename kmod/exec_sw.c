@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The software executor: the engines of a modelled IAA device are kernel
+ * threads, one per CPU of the device's node (engines=, at most 8 by
+ * default), that run descriptors with the software codecs (codec.c) and
+ * write their completion records, as IAA engines would.
+ *
+ * Per batch, not per request: the core posts one slice per helper engine
+ * to a WQ and wakes one idle engine per slice, skipping the engine on the
+ * submitter's CPU (it would only compete with the submitter for that CPU).
+ * An engine takes a whole slice with one WQ lock round trip, claims its
+ * descriptors with one atomic increment each, then steals what is left of
+ * the job's other slices, and releases the job once. The same drain runs
+ * the submitter's own share (zbatch_sw_drain()).
+ *
+ * A stalled WQ (debugfs fault injection) models a hung device: its slices
+ * are neither taken by engines nor stolen; the core's timeout takes them
+ * back.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+#include <linux/topology.h>
+
+#include "internal.h"
+
+static bool sw_stealable(struct zbatch_wq *wq)
+{
+	return !READ_ONCE(wq->stalled);
+}
+
+static bool slice_stealable(struct zbatch_slice *s)
+{
+	return !s->wq || s->wq->ops->stealable(s->wq);
+}
+
+static void run_one(struct zbatch_ctx *ctx, struct zbatch_job *job,
+		    struct iax_hw_desc *d)
+{
+	enum zbatch_op op = d->opcode == IAX_OPCODE_DECOMPRESS ?
+			    ZBATCH_OP_DECOMPRESS : ZBATCH_OP_COMPRESS;
+	bool sample = zbatch_stats_sample();
+	u64 t0 = sample ? local_clock() : 0;
+
+	zbatch_sw_run(ctx, d, job->codec, job->verify);
+	if (sample) {
+		u64 ns = local_clock() - t0;
+		const struct iax_completion_record *cr = zbatch_desc_cr(d);
+
+		zbatch_stats_hist(op == ZBATCH_OP_COMPRESS ? ZH_EXEC_COMP :
+							     ZH_EXEC_DECOMP, ns);
+		/* per uncompressed byte, successful runs only */
+		if (cr->status == IAX_COMP_SUCCESS)
+			zbatch_cost_exec(job->codec, op, op == ZBATCH_OP_COMPRESS ?
+					 d->src1_size : cr->output_size, ns);
+	}
+	if (d == job->sample)
+		job->sample_done_ns = local_clock();
+}
+
+unsigned int zbatch_sw_drain(struct zbatch_ctx *ctx, struct zbatch_job *job,
+			     struct zbatch_slice *own, unsigned int max,
+			     unsigned int *stolen)
+{
+	struct iax_hw_desc *d;
+	unsigned int i, n = 0;
+
+	*stolen = 0;
+	while (own && n < max && (d = zbatch_slice_claim(own))) {
+		run_one(ctx, job, d);
+		n++;
+	}
+	for (i = 0; i < job->nr_slices && n < max; i++) {
+		struct zbatch_slice *s = &job->slice[i];
+
+		if (s == own || !slice_stealable(s))
+			continue;
+		while (n < max && (d = zbatch_slice_claim(s))) {
+			run_one(ctx, job, d);
+			n++;
+			(*stolen)++;
+		}
+	}
+	return n;
+}
+
+static int sw_post(struct zbatch_wq *wq, struct zbatch_slice *s)
+{
+	struct zbatch_dev *dev = wq->dev;
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	if (wq->count + s->nr > wq->size) {
+		spin_unlock_irqrestore(&wq->lock, flags);
+		return -EAGAIN;
+	}
+	list_add_tail(&s->node, &wq->slices);
+	s->posted = true;
+	WRITE_ONCE(wq->count, wq->count + s->nr);
+	spin_unlock_irqrestore(&wq->lock, flags);
+
+	/*
+	 * Pairs with the barrier in engine_sleep(): either the engine sees
+	 * the slice before sleeping, or we see it idle and wake it.
+	 */
+	smp_mb();
+	for (i = 0; i < dev->nr_engines; i++) {
+		struct zbatch_engine *e = &dev->engines[i];
+
+		if (e->cpu == s->job->cpu || !READ_ONCE(e->idle))
+			continue;
+		if (xchg(&e->idle, false)) {
+			wake_up_process(e->task);
+			break;
+		}
+	}
+	return 0;
+}
+
+static bool sw_unpost(struct zbatch_wq *wq, struct zbatch_slice *s)
+{
+	unsigned long flags;
+	bool ok = false;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	if (s->posted) {
+		list_del_init(&s->node);
+		s->posted = false;
+		WRITE_ONCE(wq->count, wq->count - s->nr);
+		ok = true;
+	}
+	spin_unlock_irqrestore(&wq->lock, flags);
+	return ok;
+}
+
+const struct zbatch_exec_ops zbatch_exec_sw = {
+	.name = "software",
+	.post = sw_post,
+	.unpost = sw_unpost,
+	.stealable = sw_stealable,
+};
+
+/*
+ * The oldest slice of the device's highest-priority WQ that @e may run
+ * (not stalled, not from a submitter on @e's CPU); taken off the queue
+ * when @take.
+ */
+static struct zbatch_slice *find_slice(struct zbatch_engine *e, bool take)
+{
+	struct zbatch_dev *dev = e->dev;
+	struct zbatch_slice *s, *found = NULL;
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_wqs && !found; i++) {
+		struct zbatch_wq *wq = dev->wqs[i];
+
+		if (READ_ONCE(wq->stalled) || !READ_ONCE(wq->count))
+			continue;
+		spin_lock_irq(&wq->lock);
+		list_for_each_entry(s, &wq->slices, node) {
+			if (s->job->cpu == e->cpu)
+				continue;
+			found = s;
+			if (take) {
+				list_del_init(&s->node);
+				s->posted = false;
+				WRITE_ONCE(wq->count, wq->count - s->nr);
+			}
+			break;
+		}
+		spin_unlock_irq(&wq->lock);
+	}
+	return found;
+}
+
+static void run_slice(struct zbatch_engine *e, struct zbatch_slice *s)
+{
+	struct zbatch_job *job = s->job;
+	unsigned int n, stolen;
+
+	if (job->post_ns) {
+		u64 q = local_clock() - job->post_ns;
+
+		zbatch_stats_hist(ZH_QUEUE, q);
+		zbatch_cost_handoff(q);
+	}
+	n = zbatch_sw_drain(&e->ctx, job, s, UINT_MAX, &stolen);
+	WRITE_ONCE(e->slices, e->slices + 1);
+	WRITE_ONCE(e->descs, e->descs + n);
+	WRITE_ONCE(e->stolen, e->stolen + stolen);
+	if (stolen)
+		zbatch_stat_add(&zbatch_gstats, ZST_STOLEN, stolen);
+	/* the descriptors run and the slice held; the job is gone after */
+	zbatch_job_release(job, n + 1);
+}
+
+static void engine_sleep(struct zbatch_engine *e)
+{
+	set_current_state(TASK_INTERRUPTIBLE);
+	WRITE_ONCE(e->idle, true);
+	/* pairs with sw_post(): see its slice or be seen idle */
+	smp_mb();
+	if (find_slice(e, false) || kthread_should_stop()) {
+		WRITE_ONCE(e->idle, false);
+		__set_current_state(TASK_RUNNING);
+		return;
+	}
+	schedule();
+	WRITE_ONCE(e->idle, false);
+}
+
+static int engine_fn(void *data)
+{
+	struct zbatch_engine *e = data;
+	struct zbatch_slice *s;
+
+	while (!kthread_should_stop()) {
+		s = find_slice(e, true);
+		if (!s) {
+			engine_sleep(e);
+			continue;
+		}
+		run_slice(e, s);
+		cond_resched();
+	}
+	return 0;
+}
+
+/* Stop every engine of @dev and free their workspaces. */
+void zbatch_sw_stop(struct zbatch_dev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_engines; i++) {
+		if (dev->engines[i].task)
+			kthread_stop(dev->engines[i].task);
+		dev->engines[i].task = NULL;
+		zbatch_ctx_free(&dev->engines[i].ctx);
+	}
+}
+
+/*
+ * Start @dev's engines on the CPUs of its node after *@next_cpu, round
+ * robin. On failure the caller runs zbatch_sw_stop().
+ */
+int zbatch_sw_start(struct zbatch_dev *dev, unsigned int *next_cpu)
+{
+	const struct cpumask *mask = cpumask_of_node(dev->node);
+	unsigned int i, cpu;
+
+	if (cpumask_empty(mask) || cpumask_first_and(mask, cpu_online_mask) >= nr_cpu_ids)
+		mask = cpu_online_mask;
+	for (i = 0; i < dev->nr_engines; i++) {
+		struct zbatch_engine *e = &dev->engines[i];
+		struct task_struct *t;
+		unsigned int c;
+		int ret;
+
+		/*
+		 * Every workspace now: an engine must never allocate. Under
+		 * swap pressure a GFP_NOIO allocation can retry forever
+		 * while the zswap caller it serves waits for it.
+		 */
+		for (c = ZBATCH_CODEC_DEFAULT + 1; c < ZBATCH_CODEC_NR; c++) {
+			ret = zbatch_ctx_prepare(&e->ctx, c);
+			if (ret)
+				return ret;
+		}
+		cpu = cpumask_next_and(*next_cpu, mask, cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first_and(mask, cpu_online_mask);
+		*next_cpu = cpu;
+		e->dev = dev;
+		e->id = i;
+		e->cpu = cpu;
+		t = kthread_create_on_node(engine_fn, e, dev->node,
+					   "zbatch/%u.%u", dev->id, i);
+		if (IS_ERR(t))
+			return PTR_ERR(t);
+		/* not kthread_bind(): CPU hotplug must not strand an engine */
+		set_cpus_allowed_ptr(t, cpumask_of(cpu));
+		e->task = t;
+		wake_up_process(t);
+	}
+	return 0;
+}
+
+/**
+ * zbatch_engines_runtime_ns() - CPU time used by every engine thread
+ *
+ * For honest accounting of work moved to other CPUs: a benchmark adds
+ * this to its own CPU time. Exact for engines that are asleep; a running
+ * engine's time is as of its last tick.
+ *
+ * Return: the sum of the engines' sum_exec_runtime, in ns.
+ */
+u64 zbatch_engines_runtime_ns(void)
+{
+	unsigned int d, i;
+	u64 ns = 0;
+
+	for (d = 0; d < zbatch_nr_devs; d++) {
+		for (i = 0; i < zbatch_devs[d]->nr_engines; i++) {
+			struct task_struct *t = zbatch_devs[d]->engines[i].task;
+
+			if (t)
+				ns += READ_ONCE(t->se.sum_exec_runtime);
+		}
+	}
+	return ns;
+}
+EXPORT_SYMBOL_GPL(zbatch_engines_runtime_ns);
+
+/* Descriptors run by every engine so far (self-tests, debugfs). */
+u64 zbatch_engines_descs(void)
+{
+	unsigned int d, i;
+	u64 n = 0;
+
+	for (d = 0; d < zbatch_nr_devs; d++)
+		for (i = 0; i < zbatch_devs[d]->nr_engines; i++)
+			n += READ_ONCE(zbatch_devs[d]->engines[i].descs);
+	return n;
+}
