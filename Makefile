@@ -32,9 +32,12 @@ kmod:
 canary:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/vm/canary modules
 
-# The batch benchmark calls zbatch's exported API: modpost needs its symbols.
+# The batch benchmark calls zbatch's exported API: modpost needs its symbols,
+# and reruns only when its own Module.symvers is gone (zbatch's symbol CRCs
+# change with its structures).
 bench-kmod: kmod
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/bench/acomp modules
+	rm -f bench/batch/Module.symvers
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/bench/batch \
 		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules
 

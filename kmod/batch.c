@@ -156,7 +156,7 @@ unsigned int zbatch_codec_batch_size(unsigned int codec, enum zbatch_op op)
 
 	if (codec == ZBATCH_CODEC_DEFAULT)
 		codec = READ_ONCE(zbatch_cfg.codec);
-	avail = wq ? zbatch_wq_helpers(wq, raw_smp_processor_id()) : 0;
+	avail = wq ? zbatch_wq_helpers(wq, raw_smp_processor_id(), NULL) : 0;
 	return zbatch_plan_batch_size(zbatch_cost_work(codec, op, PAGE_SIZE),
 				      zbatch_cost_handoff_ns(), avail,
 				      ZBATCH_MAX_BATCH);
@@ -363,7 +363,11 @@ static void job_split(struct zbatch_job *job, unsigned int k)
 	job->nr_slices = k + 1;
 }
 
-/* Post the helpers' slices to @wq; a refused one stays with the submitter. */
+/*
+ * Post the helpers' slices to @wq; a refused one stays with the submitter.
+ * Every slice to post already counts in job->pending (an executor holds a
+ * slice until it releases it), so the count cannot touch 0 while posting.
+ */
 static void job_post(struct zbatch_batch *batch, struct zbatch_wq *wq)
 {
 	struct zbatch_job *job = &batch->job;
@@ -376,21 +380,29 @@ static void job_post(struct zbatch_batch *batch, struct zbatch_wq *wq)
 			continue;
 		for (j = 0; j < s->nr; j++)
 			desc_req(job->desc[s->first + j])->wq = wq;
-		s->wq = wq;
-		/* the executor holds the slice until it releases it */
-		atomic_inc(&job->pending);
+		WRITE_ONCE(s->wq, wq);
 		if (!wq->ops->post(wq, s)) {
 			zbatch_stat_add(&zbatch_gstats, ZST_HANDOFFS, 1);
 			continue;
 		}
-		atomic_dec(&job->pending);
-		s->wq = NULL;
+		WRITE_ONCE(s->wq, NULL);
+		zbatch_job_release(job, 1);
 		for (j = 0; j < s->nr; j++)
 			desc_req(job->desc[s->first + j])->wq = NULL;
 		zbatch_stat_add(&zbatch_gstats, ZST_RETRIES, 1);
 		zbatch_stat_add(&wq->stats, ZST_RETRIES, 1);
 		zbatch_stat_add(&zbatch_gstats, ZST_SW_FALLBACKS, s->nr);
 	}
+}
+
+/* Slices job_post() will post: the helpers' non-empty ones. */
+static unsigned int job_posts(struct zbatch_job *job)
+{
+	unsigned int i, n = 0;
+
+	for (i = 1; i < job->nr_slices; i++)
+		n += job->slice[i].nr > 0;
+	return n;
 }
 
 static bool job_claimable(struct zbatch_job *job)
@@ -480,7 +492,7 @@ static void job_tidy(struct zbatch_batch *batch)
 			continue;
 		}
 		/* the slice is ours now: run what it holds in software */
-		s->wq = NULL;
+		WRITE_ONCE(s->wq, NULL);
 		for (n = 0; n < s->nr; n++)
 			desc_req(job->desc[s->first + n])->wq = NULL;
 		zbatch_stat_add(&zbatch_gstats, ZST_SW_FALLBACKS,
@@ -620,15 +632,19 @@ int zbatch_submit(struct zbatch_batch *batch)
 	}
 	job->nr = nr;
 	job->cpu = raw_smp_processor_id();
+	batch->desc_ns = nr ? div_u64(work, nr) : 0;
 	zbatch_stats_batch(batch->nr);
 	if (nr > 1 || (nr && READ_ONCE(zbatch_handoff) == ZBATCH_HANDOFF_ALWAYS)) {
+		unsigned int avail, polling;
+
 		wq = zbatch_wq_pick(desc_req(job->desc[0])->op);
-		if (wq)
-			k = zbatch_cost_helpers(work, nr,
-						zbatch_wq_helpers(wq, job->cpu));
+		if (wq) {
+			avail = zbatch_wq_helpers(wq, job->cpu, &polling);
+			k = zbatch_cost_helpers(work, nr, avail, polling);
+		}
 	}
 	job_split(job, k);
-	atomic_set(&job->pending, nr);
+	atomic_set(&job->pending, nr + job_posts(job));
 	if (sampled) {
 		if (nr)
 			job->sample = job->desc[(unsigned int)batch->submit_ns % nr];
@@ -679,8 +695,9 @@ EXPORT_SYMBOL_GPL(zbatch_poll);
  *
  * Runs what is claimable of the batch here (its own slice, then what the
  * engines have not started), then spins (sync, async) or sleeps until
- * the last engine releases the batch (async_irq). Bounded: slices a hung
- * WQ holds past the timeout are taken back and run in software.
+ * the last engine releases the batch (async_irq; it spins instead when
+ * the descriptors left are due sooner than a wake-up). Bounded: slices a
+ * hung WQ holds past the timeout are taken back and run in software.
  *
  * Context: process context; sleeps.
  *
@@ -689,6 +706,7 @@ EXPORT_SYMBOL_GPL(zbatch_poll);
 int zbatch_wait(struct zbatch_batch *batch)
 {
 	struct zbatch_job *job = &batch->job;
+	bool spun = false;
 
 	might_sleep();
 	for (;;) {
@@ -696,11 +714,27 @@ int zbatch_wait(struct zbatch_batch *batch)
 		job_tidy(batch);
 		if (batch_done(batch))
 			return batch_finish(batch);
-		if (batch->mode == ZBATCH_ASYNC_IRQ)
-			wait_event_timeout(job->waitq, batch_done(batch),
-					   msecs_to_jiffies(10));
-		else
+		if (batch->mode != ZBATCH_ASYNC_IRQ) {
 			cond_resched();
+			continue;
+		}
+		/*
+		 * What is left runs on engines, at most a descriptor each. If
+		 * that is due sooner than a sleeping waiter would wake up (the
+		 * hand-off latency measures a wake-up), spin for it once:
+		 * sleeping would cost more time and no less CPU.
+		 */
+		if (!spun && batch->desc_ns &&
+		    batch->desc_ns < zbatch_cost_handoff_ns()) {
+			u64 t0 = local_clock(), limit = 2 * zbatch_cost_handoff_ns();
+
+			spun = true;
+			while (!batch_done(batch) && !need_resched() &&
+			       local_clock() - t0 < limit)
+				cpu_relax();
+			continue;
+		}
+		wait_event_timeout(job->waitq, batch_done(batch), msecs_to_jiffies(10));
 	}
 }
 EXPORT_SYMBOL_GPL(zbatch_wait);

@@ -29,7 +29,8 @@ unsigned int zbatch_handoff = ZBATCH_HANDOFF_AUTO;
 #define EXPLORE_EVERY	64
 
 static unsigned long ns_per_kib[ZBATCH_CODEC_NR][2];
-static unsigned long handoff_ns;
+/* post to start for an engine that slept (a wake-up) and one that polled */
+static unsigned long handoff_ns, handoff_warm_ns;
 static atomic_t explore;
 
 static void ewma(unsigned long *avg, unsigned long sample)
@@ -49,9 +50,9 @@ void zbatch_cost_exec(unsigned int codec, enum zbatch_op op,
 	     max_t(u64, div_u64(ns * 1024, bytes), 1));
 }
 
-void zbatch_cost_handoff(u64 ns)
+void zbatch_cost_handoff(u64 ns, bool woken)
 {
-	ewma(&handoff_ns, max_t(u64, ns, 1));
+	ewma(woken ? &handoff_ns : &handoff_warm_ns, max_t(u64, ns, 1));
 }
 
 u64 zbatch_cost_work(unsigned int codec, enum zbatch_op op, u64 bytes)
@@ -67,9 +68,20 @@ u64 zbatch_cost_handoff_ns(void)
 	return READ_ONCE(handoff_ns);
 }
 
-unsigned int zbatch_cost_helpers(u64 work_ns, unsigned int nr,
-				 unsigned int avail)
+u64 zbatch_cost_handoff_warm_ns(void)
 {
+	return READ_ONCE(handoff_warm_ns);
+}
+
+/*
+ * @polling of the @avail helpers are polling for work right now: a slice
+ * reaches them without a wake-up, so the hand-off costs the warm latency.
+ */
+unsigned int zbatch_cost_helpers(u64 work_ns, unsigned int nr,
+				 unsigned int avail, unsigned int polling)
+{
+	u64 h = zbatch_cost_handoff_ns();
+
 	unsigned int k;
 
 	switch (READ_ONCE(zbatch_handoff)) {
@@ -78,7 +90,9 @@ unsigned int zbatch_cost_helpers(u64 work_ns, unsigned int nr,
 	case ZBATCH_HANDOFF_ALWAYS:
 		return min(avail, nr);
 	}
-	k = zbatch_plan_helpers(work_ns, zbatch_cost_handoff_ns(), nr, avail);
+	if (polling && READ_ONCE(handoff_warm_ns))
+		h = min_t(u64, h, READ_ONCE(handoff_warm_ns));
+	k = zbatch_plan_helpers(work_ns, h, nr, avail);
 	if (!k && nr > 1 && avail && work_ns &&
 	    !(atomic_inc_return(&explore) % EXPLORE_EVERY))
 		k = 1;
@@ -94,4 +108,5 @@ void zbatch_cost_reset(void)
 		WRITE_ONCE(ns_per_kib[c][1], 0);
 	}
 	WRITE_ONCE(handoff_ns, 0);
+	WRITE_ONCE(handoff_warm_ns, 0);
 }

@@ -128,6 +128,7 @@ static int costs_show(struct seq_file *m, void *v)
 			   zbatch_codec_batch_size(c, ZBATCH_OP_COMPRESS),
 			   zbatch_codec_batch_size(c, ZBATCH_OP_DECOMPRESS));
 	seq_printf(m, "handoff_ns %llu\n", zbatch_cost_handoff_ns());
+	seq_printf(m, "handoff_warm_ns %llu\n", zbatch_cost_handoff_warm_ns());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(costs);

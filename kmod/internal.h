@@ -197,6 +197,9 @@ struct zbatch_engine {
 	unsigned int id;
 	int cpu;
 	bool idle;			/* asleep, or about to: a post wakes it */
+	bool polling;			/* polling for work, awake (engine_spin()) */
+	unsigned int spin_miss;		/* polls in a row that found nothing */
+	unsigned int spin_skip;		/* idle periods left to sleep at once */
 	u64 slices;			/* counters written by task only */
 	u64 descs;
 	u64 stolen;
@@ -220,8 +223,12 @@ int zbatch_wq_create(struct kobject *parent);
 void zbatch_wq_destroy(void);
 /* WQ for a job of @op submitted from this CPU; NULL: run in software. */
 struct zbatch_wq *zbatch_wq_pick(enum zbatch_op op);
-/* Engines of @wq's device that may help a submitter on @cpu. */
-unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu);
+/*
+ * Engines of @wq's device that may help a submitter on @cpu; *@polling
+ * (may be NULL) gets how many of them poll for work right now.
+ */
+unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu,
+			       unsigned int *polling);
 void zbatch_wq_timed_out(struct zbatch_wq *wq);
 void zbatch_map_rebuild(void);
 
@@ -250,13 +257,18 @@ enum zbatch_handoff {
 extern unsigned int zbatch_handoff;	/* debugfs 'handoff' */
 void zbatch_cost_exec(unsigned int codec, enum zbatch_op op,
 		      unsigned int bytes, u64 ns);
-void zbatch_cost_handoff(u64 ns);
+void zbatch_cost_handoff(u64 ns, bool woken);
 /* Expected ns to run @bytes of @op with @codec on one CPU; 0: unknown. */
 u64 zbatch_cost_work(unsigned int codec, enum zbatch_op op, u64 bytes);
+/* Hand-off latency to a sleeping engine (a wake-up), to a polling one. */
 u64 zbatch_cost_handoff_ns(void);
-/* Helpers to hand a job of @nr descriptors and @work_ns to, of @avail. */
+u64 zbatch_cost_handoff_warm_ns(void);
+/*
+ * Helpers to hand a job of @nr descriptors and @work_ns to, of @avail
+ * engines able to help, @polling of which poll for work right now.
+ */
 unsigned int zbatch_cost_helpers(u64 work_ns, unsigned int nr,
-				 unsigned int avail);
+				 unsigned int avail, unsigned int polling);
 void zbatch_cost_reset(void);
 
 /* ---- front ends and control ---- */

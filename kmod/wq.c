@@ -85,13 +85,20 @@ struct zbatch_wq *zbatch_wq_pick(enum zbatch_op op)
 	return wq;
 }
 
-unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu)
+unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu,
+			       unsigned int *polling)
 {
 	const struct zbatch_dev *dev = wq->dev;
-	unsigned int i, n = 0;
+	unsigned int i, n = 0, p = 0;
 
-	for (i = 0; i < dev->nr_engines; i++)
-		n += dev->engines[i].cpu != cpu;
+	for (i = 0; i < dev->nr_engines; i++) {
+		if (dev->engines[i].cpu == cpu)
+			continue;
+		n++;
+		p += READ_ONCE(dev->engines[i].polling);
+	}
+	if (polling)
+		*polling = p;
 	return min_t(unsigned int, n, ZBATCH_MAX_SLICES - 1);
 }
 

@@ -18,15 +18,15 @@
  * Results in debugfs zbatch_batch_bench/results, one record per line:
  *   ceiling CODEC OP MEDIAN MIN MAX               (x, of 2 CPUs)
  *   stock CODEC OP WALL_NS CPU_NS                 (per page, medians)
- *   zbatch CODEC OP MODE BATCH WALL_NS CPU_NS SPEEDUP SMIN SMAX CPU_RATIO
+ *   zbatch CODEC OP MODE BATCH WALL_NS CPU_NS SPEEDUP SMIN SMAX CPU_RATIO ENG_NS
  *   acomp CODEC OP WALL_NS CPU_NS SPEEDUP SMIN SMAX CPU_RATIO
  * "acomp" is zbatch's own acomp algorithm (CODEC-zbatch) called exactly as
  * the stock one, one page at a time: the crypto API's per-call cost with
  * zbatch's codec path, so that what batching adds is told apart from what
  * a cheaper per-call path adds.
  * where SPEEDUP = stock wall / zbatch wall per round (median, min, max)
- * and CPU_RATIO = zbatch CPU / stock CPU per round (median). Ratios are
- * in thousandths.
+ * and CPU_RATIO = zbatch CPU / stock CPU per round (median); ENG_NS is the
+ * engines' part of CPU_NS. Ratios are in thousandths.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -90,7 +90,7 @@ struct bench {
 };
 
 struct sample {
-	u64 wall, cpu;
+	u64 wall, cpu, engines;
 };
 
 static void out(const char *fmt, ...)
@@ -122,11 +122,12 @@ static void fill(u8 *p, u32 seed)
 	}
 }
 
-/* CPU time so far of this thread and every engine, exact after a sleep. */
-static u64 cpu_now(void)
+/* CPU time so far of this thread and of the engines, exact after a sleep. */
+static u64 cpu_now(u64 *engines)
 {
 	usleep_range(50, 100);
-	return current->se.sum_exec_runtime + zbatch_engines_runtime_ns();
+	*engines = zbatch_engines_runtime_ns();
+	return current->se.sum_exec_runtime + *engines;
 }
 
 /* One stock pass over the pages; 0 or a negative errno. */
@@ -230,17 +231,18 @@ static int timed(struct sample *sm, const char *alg, unsigned int codec,
 		 struct bench *b, bool comp, unsigned int bs, u32 flags)
 {
 	unsigned int i;
-	u64 c0, t0;
+	u64 c0, t0, e0, e1;
 	int ret;
 
 	if (!comp)
 		for (i = 0; i < pages; i++)
 			memset(b->out[i], 0, PAGE_SIZE);
-	c0 = cpu_now();
+	c0 = cpu_now(&e0);
 	t0 = ktime_get_ns();
 	ret = alg ? stock_pass(alg, b, comp, pages) : zbatch_pass(codec, b, comp, bs, flags);
 	sm->wall = ktime_get_ns() - t0;
-	sm->cpu = cpu_now() - c0;
+	sm->cpu = cpu_now(&e1) - c0;
+	sm->engines = e1 - e0;
 	if (!ret && !comp)
 		ret = check_output(b);
 	return ret;
@@ -337,7 +339,7 @@ static bool listed(const char *list, const char *name)
 struct results {
 	s64 ceil[MAX_ROUNDS];
 	s64 s_wall[MAX_ROUNDS], s_cpu[MAX_ROUNDS];
-	s64 z_wall[NM][NB][MAX_ROUNDS], z_cpu[NM][NB][MAX_ROUNDS];
+	s64 z_wall[NM][NB][MAX_ROUNDS], z_cpu[NM][NB][MAX_ROUNDS], z_eng[NM][NB][MAX_ROUNDS];
 	s64 speed[NM][NB][MAX_ROUNDS], cpur[NM][NB][MAX_ROUNDS];
 	s64 a_wall[MAX_ROUNDS], a_cpu[MAX_ROUNDS], a_speed[MAX_ROUNDS], a_cpur[MAX_ROUNDS];
 };
@@ -400,6 +402,7 @@ static int bench_codec(struct bench *b, struct bench *b2, unsigned int c,
 				}
 				r->z_wall[m][k][rd] = z.wall;
 				r->z_cpu[m][k][rd] = z.cpu;
+				r->z_eng[m][k][rd] = z.engines;
 			}
 		}
 		if (!stock_first) {
@@ -430,14 +433,15 @@ static int bench_codec(struct bench *b, struct bench *b2, unsigned int c,
 	memcpy(v, r->a_cpu, sizeof(v));
 	out(" %lld", median(v, rounds) / pages);
 	memcpy(v, r->a_speed, sizeof(v));
-	out(" %lld %lld %lld", median(v, rounds), v[0], v[rounds - 1]);
+	out(" %lld", median(v, rounds));
+	out(" %lld %lld", v[0], v[rounds - 1]);
 	memcpy(v, r->a_cpur, sizeof(v));
 	out(" %lld\n", median(v, rounds));
 	for (m = 0; m < NM; m++) {
 		if (!listed(modes, mode_names[m]))
 			continue;
 		for (k = 0; k < NB; k++) {
-			s64 w, cpu, sp, lo, hi, cr;
+			s64 w, cpu, sp, lo, hi, cr, eng;
 
 			memcpy(v, r->z_wall[m][k], sizeof(v));
 			w = median(v, rounds) / pages;
@@ -449,8 +453,10 @@ static int bench_codec(struct bench *b, struct bench *b2, unsigned int c,
 			hi = v[rounds - 1];
 			memcpy(v, r->cpur[m][k], sizeof(v));
 			cr = median(v, rounds);
-			out("zbatch %s %s %s %u %lld %lld %lld %lld %lld %lld\n", alg, op,
-			    mode_names[m], batches[k], w, cpu, sp, lo, hi, cr);
+			memcpy(v, r->z_eng[m][k], sizeof(v));
+			eng = median(v, rounds) / pages;
+			out("zbatch %s %s %s %u %lld %lld %lld %lld %lld %lld %lld\n", alg, op,
+			    mode_names[m], batches[k], w, cpu, sp, lo, hi, cr, eng);
 		}
 	}
 	return 0;

@@ -77,6 +77,7 @@ struct zbatch_batch {
 	bool finished;			/* results gathered */
 	bool timed_out;			/* the timeout path ran */
 	u64 submit_ns;
+	u64 desc_ns;			/* expected ns of one descriptor */
 	struct zbatch_job job;		/* what executors see */
 };
 
