@@ -124,17 +124,33 @@ static int lz4_decompress(void *wrk, const void *src, unsigned int slen,
 }
 
 /*
- * ---- zstd frame at the crypto API's level (3), parameters sized for
- * ZBATCH_MAX_LEN inputs ----
+ * ---- zstd frame at the crypto API's level (3) ----
+ * Parameters are zstd's own for the input size, in steps of powers of two
+ * from 4 KiB to ZBATCH_MAX_LEN (what ZSTD_compress() does when it knows
+ * the size): level 3 tuned for a 64 KiB input clears 64 KiB-sized hash and
+ * chain tables on every call, which costs more than compressing a 4 KiB
+ * page. Same level, same frame format; the window never exceeds the input.
+ * The crypto API's zstd uses level 3's parameters for unknown sizes.
  */
 #define ZB_ZSTD_LEVEL	3
+#define ZB_ZSTD_MIN_SHIFT	12
+#define ZB_ZSTD_STEPS	5	/* 4, 8, 16, 32, 64 KiB */
 struct zb_zstd {
 	zstd_cctx *cctx;
 	zstd_dctx *dctx;
-	zstd_parameters params;
+	zstd_parameters params[ZB_ZSTD_STEPS];
 	size_t csize;
 	u8 mem[];
 };
+
+static unsigned int zb_zstd_step(unsigned int slen)
+{
+	unsigned int s = 0;
+
+	while (s < ZB_ZSTD_STEPS - 1 && slen > (1U << (ZB_ZSTD_MIN_SHIFT + s)))
+		s++;
+	return s;
+}
 
 static zstd_parameters zb_zstd_params(void)
 {
@@ -152,9 +168,13 @@ static size_t zstd_wrk_size(void)
 static int zstd_wrk_init(void *wrk)
 {
 	struct zb_zstd *z = wrk;
+	unsigned int s;
 
-	z->params = zb_zstd_params();
-	z->csize = zstd_cctx_workspace_bound(&z->params.cParams);
+	BUILD_BUG_ON(1U << (ZB_ZSTD_MIN_SHIFT + ZB_ZSTD_STEPS - 1) != ZBATCH_MAX_LEN);
+	for (s = 0; s < ZB_ZSTD_STEPS; s++)
+		z->params[s] = zstd_get_params(ZB_ZSTD_LEVEL, 1U << (ZB_ZSTD_MIN_SHIFT + s));
+	/* the largest step bounds the workspace of every smaller one */
+	z->csize = zstd_cctx_workspace_bound(&z->params[ZB_ZSTD_STEPS - 1].cParams);
 	z->cctx = zstd_init_cctx(z->mem, z->csize);
 	z->dctx = zstd_init_dctx(z->mem + z->csize, zstd_dctx_workspace_bound());
 	return z->cctx && z->dctx ? 0 : -EINVAL;
@@ -164,7 +184,8 @@ static int zstd_compress(void *wrk, const void *src, unsigned int slen,
 			 void *dst, unsigned int *dlen)
 {
 	struct zb_zstd *z = wrk;
-	size_t n = zstd_compress_cctx(z->cctx, dst, *dlen, src, slen, &z->params);
+	size_t n = zstd_compress_cctx(z->cctx, dst, *dlen, src, slen,
+				      &z->params[zb_zstd_step(slen)]);
 
 	if (zstd_is_error(n))
 		return zstd_get_error_code(n) == ZSTD_error_dstSize_tooSmall ?
