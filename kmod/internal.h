@@ -279,6 +279,9 @@ void zbatch_debugfs_destroy(void);
 int zbatch_acomp_create(void);
 void zbatch_acomp_destroy(void);
 extern bool zbatch_acomp_inline;
+/* the swap device (swapdev.c): /sys/kernel/zbatch/swapdev/ */
+int zbatch_swapdev_create(struct kobject *parent);
+void zbatch_swapdev_destroy(void);
 int zbatch_chardev_create(void);
 void zbatch_chardev_destroy(void);
 int zbatch_selftest_run(void);

@@ -48,6 +48,9 @@ static int __init zbatch_init(void)
 	ret = zbatch_acomp_create();
 	if (ret)
 		goto err_chardev;
+	ret = zbatch_swapdev_create(zbatch_kobj);
+	if (ret)
+		goto err_acomp;
 	zbatch_debugfs_create();
 	pr_info("version %s: %u device(s), batch size %u, %zu KiB of workspaces per engine\n",
 		ZBATCH_VERSION, zbatch_nr_devs, zbatch_batch_size(),
@@ -56,6 +59,8 @@ static int __init zbatch_init(void)
 		zbatch_selftest_run();
 	return 0;
 
+err_acomp:
+	zbatch_acomp_destroy();
 err_chardev:
 	zbatch_chardev_destroy();
 err_wq:
@@ -70,6 +75,7 @@ err_stats:
 static void __exit zbatch_exit(void)
 {
 	zbatch_debugfs_destroy();
+	zbatch_swapdev_destroy();
 	zbatch_acomp_destroy();
 	zbatch_chardev_destroy();
 	zbatch_wq_destroy();

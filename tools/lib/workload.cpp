@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "zbatch/workload.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -36,8 +37,8 @@ namespace {
 
 constexpr size_t kPage = 4096;
 
-// Child: fill, say "W", wait for the go byte on @go, sleep, verify.
-// Writes "write_us read_us bad" to @fd.
+// Child: fill, page out (cfg.pageout), say "W", wait for the go byte on
+// @go, sleep, verify. Writes "write_us read_us bad pageout_us" to @fd.
 [[noreturn]] void child(const WorkloadConfig &cfg, unsigned int id, const std::vector<uint8_t> &tmpl,
 			int fd, int go)
 {
@@ -59,6 +60,11 @@ constexpr size_t kPage = 4096;
 	for (size_t i = 0; i < pages; i++)
 		expect(i, mem + i * kPage);
 	auto t1 = clk::now();
+	// MADV_PAGEOUT: swap the region out now, whatever the memory pressure
+	// (large folios whole when the swap device takes them)
+	if (cfg.pageout && madvise(mem, len, MADV_PAGEOUT))
+		_exit(6);
+	auto t1p = clk::now();
 	char c;
 	if (write(fd, "W", 1) != 1 || read(go, &c, 1) != 1)
 		_exit(5);
@@ -76,7 +82,7 @@ constexpr size_t kPage = 4096;
 		}
 	auto t3 = clk::now();
 	auto us = [](auto d) { return std::chrono::duration_cast<std::chrono::microseconds>(d).count(); };
-	auto line = fmt::format("{} {} {}\n", us(t1 - t0), us(t3 - t2), bad);
+	auto line = fmt::format("{} {} {} {}\n", us(t1 - t0), us(t3 - t2), bad, us(t1p - t1));
 	if (write(fd, line.data(), line.size()) < 0)
 		_exit(4);
 	_exit(0);
@@ -107,6 +113,15 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 			return fail(ENOENT, fmt::format("--thp: cannot read {}", thp_path));
 		if (auto w = tree.write(thp_path, cfg.thp); !w)
 			return fail(EINVAL, fmt::format("--thp {}: {}", cfg.thp, w.error().message));
+	}
+	std::string mthp_old, mthp_path;
+	if (!cfg.mthp.empty()) {
+		mthp_path = "/sys/kernel/mm/transparent_hugepage/hugepages-" + cfg.mthp + "/enabled";
+		mthp_old = tree.read_choice(mthp_path);
+		if (mthp_old.empty())
+			return fail(ENOENT, fmt::format("--mthp {}: cannot read {}", cfg.mthp, mthp_path));
+		if (auto w = tree.write(mthp_path, "always"); !w)
+			return fail(EINVAL, fmt::format("--mthp {}: {}", cfg.mthp, w.error().message));
 	}
 	std::string cg;
 	if (!cfg.cgroup.empty()) {
@@ -199,10 +214,10 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 		char buf[128] = {};
 		ssize_t n = read(fds[i], buf, sizeof(buf) - 1);
 		close(fds[i]);
-		long long wus = 0, rus = 0;
+		long long wus = 0, rus = 0, pus = 0;
 		unsigned long long bad = 0;
 		if (failure.empty() && (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || n <= 0 ||
-					sscanf(buf, "%lld %lld %llu", &wus, &rus, &bad) != 3))
+					sscanf(buf, "%lld %lld %llu %lld", &wus, &rus, &bad, &pus) != 4))
 			failure = fmt::format("process {} failed (status {:#x}{})", i, st,
 					      WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL ?
 					      ", killed: out of memory?" : "");
@@ -210,6 +225,8 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 		res.write_kbps += wus ? mb / (wus / 1e6) / cfg.procs : 0;
 		res.read_kbps += rus ? mb * cfg.passes / (rus / 1e6) / cfg.procs : 0;
 		res.bad_bytes += bad;
+		res.pageout_s = std::max(res.pageout_s, pus / 1e6);
+		res.readback_s = std::max(res.readback_s, rus / 1e6);
 	}
 	res.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 	struct rusage ru1;
@@ -220,7 +237,8 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 	res.sys_s = secs(ru0.ru_stime, ru1.ru_stime);
 	res.user_s = secs(ru0.ru_utime, ru1.ru_utime);
 	auto vm1 = parse_kv(tree.read("/proc/vmstat").value_or(""));
-	for (const char *k : {"zswpout", "zswpin", "zswpwb", "pswpout", "pswpin"})
+	for (const char *k : {"zswpout", "zswpin", "zswpwb", "pswpout", "pswpin", "thp_swpout",
+			      "thp_swpout_fallback", "swap_ra"})
 		res.vmstat_delta[k] = vm1[k] - vm0[k];
 	if (!cg.empty()) {
 		auto ms1 = parse_kv(tree.read(cg + "/memory.stat").value_or(""));
@@ -231,6 +249,8 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 	}
 	if (!thp_old.empty())
 		(void)tree.write(thp_path, thp_old);
+	if (!mthp_old.empty())
+		(void)tree.write(mthp_path, mthp_old);
 	if (!failure.empty())
 		return fail(EIO, "workload: " + failure);
 	return res;

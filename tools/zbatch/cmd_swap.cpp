@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "commands.hpp"
+#include "zbatch/sysfs.hpp"
 #include "zbatch/workload.hpp"
 
 namespace zbatch::cli {
@@ -21,6 +22,9 @@ struct SwapOptions {
 	std::string cgroup;
 	std::string memory_max;
 	std::string thp;
+	std::string mthp;
+	bool pageout = false;
+	std::vector<std::string> snapshots;
 	unsigned int timeout = 600;
 };
 
@@ -63,8 +67,23 @@ Result<int> run(const GlobalOptions &g, const SwapOptions &o)
 	cfg.cgroup = o.cgroup;
 	cfg.memory_max = o.memory_max;
 	cfg.thp = o.thp;
+	cfg.mthp = o.mthp;
+	cfg.pageout = o.pageout;
 	cfg.timeout_s = o.timeout;
 	cfg.sysroot = g.root;
+	std::vector<std::pair<std::string, std::string>> snaps;
+	if (!o.snapshots.empty())
+		cfg.between = [&snaps, &o, &g]() -> Result<void> {
+			SysfsTree t(g.root);
+			for (const auto &f : o.snapshots) {
+				auto c = t.read(f);
+				if (!c)
+					return fail(c.error().code, fmt::format("--snapshot {}: {}", f,
+										 c.error().message));
+				snaps.emplace_back(f, *c);
+			}
+			return {};
+		};
 	if (isatty(STDERR_FILENO) && !g.json)
 		cfg.progress = [](double s, int64_t out, int64_t in) {
 			fmt::print(stderr, "\r{:6.1f} s  zswpout {:>10}  zswpin {:>10}", s, out, in);
@@ -78,21 +97,32 @@ Result<int> run(const GlobalOptions &g, const SwapOptions &o)
 		fmt::print("{{\"procs\": {}, \"bytes_per_proc\": {}, \"elapsed_s\": {:.3f}, "
 			   "\"sys_s\": {:.3f}, \"user_s\": {:.3f}, \"write_kbps\": {:.0f}, "
 			   "\"read_kbps\": {:.0f}, \"bad_bytes\": {}, \"zswap_stored_pages\": {}, "
-			   "\"zswap_pool_bytes\": {}",
+			   "\"zswap_pool_bytes\": {}, \"pageout_s\": {:.3f}, \"readback_s\": {:.3f}",
 			   cfg.procs, cfg.bytes_per_proc, r->elapsed_s, r->sys_s, r->user_s,
 			   r->write_kbps, r->read_kbps, r->bad_bytes, r->zswap_stored_pages,
-			   r->zswap_pool_bytes);
+			   r->zswap_pool_bytes, r->pageout_s, r->readback_s);
 		for (const auto &[k, v] : r->vmstat_delta)
 			fmt::print(", \"vmstat_{}\": {}", k, v);
 		for (const auto &[k, v] : r->memstat_delta)
 			fmt::print(", \"memory_stat_{}\": {}", k, v);
-		fmt::print("}}\n");
+		fmt::print(", \"snapshots\": {{");
+		for (size_t i = 0; i < snaps.size(); i++) {
+			std::string v;
+			for (char ch : snaps[i].second)
+				v += ch == '\n' ? std::string("\\n") : ch == '"' || ch == '\\' ?
+				     std::string("\\") + ch : std::string(1, ch);
+			fmt::print("{}\"{}\": \"{}\"", i ? ", " : "", snaps[i].first, v);
+		}
+		fmt::print("}}}}\n");
 	} else {
 		fmt::print("{} process(es) x {} MiB, {} read pass(es): {:.2f} s elapsed, "
 			   "{:.2f} s sys, {:.2f} s user\n", cfg.procs, cfg.bytes_per_proc >> 20,
 			   cfg.passes, r->elapsed_s, r->sys_s, r->user_s);
 		fmt::print("throughput per process: write {:.0f} KB/s, read {:.0f} KB/s\n",
 			   r->write_kbps, r->read_kbps);
+		if (cfg.pageout)
+			fmt::print("swap-out (MADV_PAGEOUT) {:.3f} s, read back {:.3f} s (slowest "
+				   "process)\n", r->pageout_s, r->readback_s);
 		if (r->zswap_stored_pages)
 			fmt::print("zswap after writing: {} pages stored in {} bytes (ratio {:.3f})\n",
 				   r->zswap_stored_pages, r->zswap_pool_bytes,
@@ -101,6 +131,8 @@ Result<int> run(const GlobalOptions &g, const SwapOptions &o)
 			fmt::print("  vmstat {:<10} {:+}\n", k, v);
 		for (const auto &[k, v] : r->memstat_delta)
 			fmt::print("  memory.stat {:<10} {:+}\n", k, v);
+		for (const auto &[f, c] : snaps)
+			fmt::print("{} once written:\n{}\n", f, c);
 		fmt::print("verify: {}\n", r->bad_bytes ? fmt::format("{} bad bytes", r->bad_bytes)
 							: std::string("every byte intact"));
 	}
@@ -124,6 +156,15 @@ void add_swap(CLI::App &app, const GlobalOptions &g, Action &action)
 			"memory.max of that group; keep it above the compressed size: zswap "
 			"charges its pool to the group");
 	sub->add_option("--thp", o->thp, "Set transparent_hugepage/enabled for the run (restored)");
+	sub->add_option("--mthp", o->mthp,
+			"Enable one mTHP size for the run, e.g. 16kB, 64kB (hugepages-SIZE/enabled = "
+			"always, restored)");
+	sub->add_flag("--pageout", o->pageout,
+		      "Swap each region out with MADV_PAGEOUT once written (swap-out time "
+		      "independent of memory pressure; large folios go out whole)");
+	sub->add_option("--snapshot", o->snapshots,
+			"A file to read once everything is written (and paged out), before the "
+			"read-back, e.g. /sys/block/zram0/mm_stat (repeatable)");
 	sub->add_option("--timeout", o->timeout, "Seconds before the processes are killed (default 600)");
 	sub->footer("Exit 1 when any byte reads back wrong. Reports usemem-style KB/s per\n"
 		    "process, elapsed/sys/user time, and the deltas of /proc/vmstat zswpout,\n"

@@ -29,5 +29,6 @@ void add_wq(CLI::App &app, const GlobalOptions &g, Action &action);
 void add_stats(CLI::App &app, const GlobalOptions &g, Action &action);
 void add_validate(CLI::App &app, const GlobalOptions &g, Action &action);
 void add_selftest(CLI::App &app, const GlobalOptions &g, Action &action);
+void add_dev(CLI::App &app, const GlobalOptions &g, Action &action);
 
 } // namespace zbatch::cli

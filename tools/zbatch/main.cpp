@@ -35,6 +35,7 @@ int main(int argc, char **argv)
 	cli::add_swap(app, g, action);
 	cli::add_selftest(app, g, action);
 	cli::add_validate(app, g, action);
+	cli::add_dev(app, g, action);
 
 	try {
 		app.parse(argc, argv);

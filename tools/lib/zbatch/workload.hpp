@@ -25,6 +25,8 @@ struct WorkloadConfig {
 	std::string cgroup;		// cgroup v2 group to create and use ("" none)
 	std::string memory_max;		// its memory.max ("" = unlimited)
 	std::string thp;		// "always", "madvise", "never" or "" (leave)
+	std::string mthp;		// e.g. "64kB": hugepages-64kB/enabled = always
+	bool pageout = false;		// MADV_PAGEOUT the region once written
 	unsigned int timeout_s = 600;
 	std::string sysroot = "/";	// for /proc and /sys (tests)
 	// Called once every process has written all its memory and before any
@@ -43,6 +45,8 @@ struct WorkloadResult {
 	double write_kbps = 0;		// per process, as usemem reports
 	double read_kbps = 0;
 	uint64_t bad_bytes = 0;		// bytes that read back wrong
+	double pageout_s = 0;		// slowest process's MADV_PAGEOUT (swap-out)
+	double readback_s = 0;		// slowest process's read-back passes
 	// zswap's debugfs stored_pages and pool_total_size once everything
 	// was written (0 when zswap's debugfs is absent)
 	int64_t zswap_stored_pages = 0;

@@ -1,0 +1,862 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/zbatchswapN: a compressed RAM block device for swap, as zram, whose
+ * I/O goes through the batch core. Swap on a stock 6.12 kernel writes a
+ * large folio to a synchronous, non-rotational device as one bio and
+ * reads it back whole (mTHP swap-in), so a 64 KiB folio arrives here as
+ * 16 pages at once: they are compressed as one batch (4 KiB units: 16
+ * requests; 16 KiB units: 4; 64 KiB units: one), and read back as one.
+ *
+ * Control: reading /sys/kernel/zbatch/swapdev/hot_add creates a device
+ * and returns its number; /sys/block/zbatchswapN/zbatch/{codec,unit} set
+ * it up, disksize sizes it (and fixes all three); writing N to hot_remove
+ * destroys it (EBUSY while open, e.g. swapped on). Each device holds a
+ * reference on the module: zbatch cannot be unloaded while one exists.
+ *
+ * I/O runs in the submitter's context, like zram's (BLK_FEAT_SYNCHRONOUS):
+ * pages are compressed into a preallocated I/O context (a batch, its
+ * requests and 64 KiB of output), stored in zsmalloc (swapdev_store.c),
+ * and the bio is ended once, last. The write path runs in reclaim: it
+ * never allocates but with GFP_NOIO, waits only for an I/O context or the
+ * batch, and a failed allocation or a full pool (mem_limit) fails the
+ * write with an I/O error, losing nothing already stored.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+#include <linux/zsmalloc.h>
+
+#include "internal.h"
+#include "swapdev.h"
+
+static int zb_major;
+/* zb_lock (mutex): the device table, creation and destruction. */
+static DEFINE_MUTEX(zb_lock);
+static DEFINE_IDR(zb_idr);
+static struct kobject *zb_kobj;
+
+/* ---- I/O contexts, preallocated, shared by every device ---- */
+#define ZB_WIN		(ZB_UNIT_MAX_PAGES * PAGE_SIZE)	/* data per batch */
+#define ZB_IO_REQS	16
+#define ZB_IO_MAX	16
+
+struct zb_item {
+	unsigned long index;
+	unsigned int pages;
+	u8 *src;		/* write: the pages */
+	u8 *dst;		/* read: where the page goes */
+	unsigned int idx;	/* read of a unit's page: which */
+	bool partial;		/* from scratch after the batch */
+	bool req;		/* has a request (else: copy only) */
+};
+
+struct zb_io {
+	struct list_head node;
+	struct zbatch_batch batch;
+	struct zbatch_req req[ZB_IO_REQS];
+	struct zb_item item[ZB_IO_REQS];
+	unsigned int n;		/* items */
+	unsigned int nreq;	/* requests */
+	unsigned int used;	/* bytes of out */
+	u8 *out;		/* compressed data in or out, ZB_WIN */
+	u8 *scratch;		/* one unit read in part, ZB_WIN */
+	const struct zb_unit *partial_unit;
+};
+
+/* io_lock (spinlock): io_free. */
+static DEFINE_SPINLOCK(io_lock);
+static LIST_HEAD(io_free);
+static DECLARE_WAIT_QUEUE_HEAD(io_wait);
+static unsigned int io_count;
+
+static void io_free_one(struct zb_io *io)
+{
+	kvfree(io->out);
+	kvfree(io->scratch);
+	kfree(io);
+}
+
+/* Grow the pool to @want contexts; under zb_lock, may sleep. */
+static int io_pool_grow(unsigned int want)
+{
+	while (io_count < want) {
+		struct zb_io *io = kzalloc(sizeof(*io), GFP_KERNEL);
+
+		if (io) {
+			io->out = kvmalloc(ZB_WIN, GFP_KERNEL);
+			io->scratch = kvmalloc(ZB_WIN, GFP_KERNEL);
+		}
+		if (!io || !io->out || !io->scratch) {
+			if (io)
+				io_free_one(io);
+			return -ENOMEM;
+		}
+		spin_lock(&io_lock);
+		list_add(&io->node, &io_free);
+		io_count++;
+		spin_unlock(&io_lock);
+		wake_up(&io_wait);
+	}
+	return 0;
+}
+
+static void io_pool_destroy(void)
+{
+	struct zb_io *io, *tmp;
+
+	list_for_each_entry_safe(io, tmp, &io_free, node) {
+		list_del(&io->node);
+		io_free_one(io);
+	}
+	io_count = 0;
+}
+
+static struct zb_io *io_take(void)
+{
+	struct zb_io *io;
+
+	spin_lock(&io_lock);
+	io = list_first_entry_or_null(&io_free, struct zb_io, node);
+	if (io)
+		list_del(&io->node);
+	spin_unlock(&io_lock);
+	return io;
+}
+
+static struct zb_io *io_get(struct zb_swapdev *z)
+{
+	struct zb_io *io;
+
+	wait_event(io_wait, (io = io_take()) != NULL);
+	/* async_irq: the submitter sleeps rather than spins on the engines */
+	zbatch_batch_init(&io->batch, z->codec, ZBATCH_KF_ASYNC_IRQ);
+	io->n = 0;
+	io->nreq = 0;
+	io->used = 0;
+	io->partial_unit = NULL;
+	return io;
+}
+
+static void io_put(struct zb_io *io)
+{
+	spin_lock(&io_lock);
+	list_add(&io->node, &io_free);
+	spin_unlock(&io_lock);
+	wake_up(&io_wait);
+}
+
+static void io_add(struct zb_io *io, enum zbatch_op op, const void *src,
+		   unsigned int slen, void *dst, unsigned int dlen)
+{
+	zbatch_req_init(&io->req[io->nreq], op, src, slen, dst, dlen);
+	zbatch_batch_add(&io->batch, &io->req[io->nreq]);
+	io->nreq++;
+}
+
+static void io_run(struct zb_swapdev *z, struct zb_io *io, int rw)
+{
+	if (zbatch_submit(&io->batch) == -EINPROGRESS)
+		zbatch_wait(&io->batch);
+	atomic64_inc(&z->batch_hist[rw][io->nreq]);
+}
+
+/* ---- write ---- */
+static int io_store(struct zb_swapdev *z, struct zb_io *io)
+{
+	unsigned int i, p, r = 0;
+	int ret;
+
+	io_run(z, io, WRITE);
+	for (i = 0; i < io->n; i++) {
+		struct zb_item *it = &io->item[i];
+		struct zbatch_req *req = &io->req[r++];
+
+		if (!req->status && it->pages == 1) {
+			unsigned int len = req->produced;
+
+			/* no smaller than a huge object: keep it raw, read it free */
+			if (len >= zs_huge_class_size(z->pool))
+				ret = zb_store_page(z, it->index, it->src, PAGE_SIZE);
+			else
+				ret = zb_store_page(z, it->index, req->dst, len);
+		} else if (!req->status) {
+			ret = zb_store_unit(z, it->index, it->pages, req->dst,
+					    req->produced);
+		} else if (req->status == -ENOSPC) {
+			/* did not compress: every page raw */
+			if (it->pages > 1)
+				zb_stat_add(z, ZBS_UNIT_FALLBACKS, 1);
+			for (p = 0, ret = 0; p < it->pages && !ret; p++)
+				ret = zb_store_page(z, it->index + p,
+						    it->src + p * PAGE_SIZE, PAGE_SIZE);
+		} else {
+			ret = req->status;
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int zb_write(struct zb_swapdev *z, unsigned long index, u8 *src,
+		    unsigned int pages)
+{
+	int ret = 0;
+
+	while (pages && !ret) {
+		struct zb_io *io = io_get(z);
+
+		while (pages && io->n < ZB_IO_REQS) {
+			unsigned int np = 1, cap;
+			unsigned long word;
+
+			if (z->unit_pages > 1 && !(index % z->unit_pages) &&
+			    pages >= z->unit_pages)
+				np = z->unit_pages;
+			if (io->used + np * PAGE_SIZE > ZB_WIN)
+				break;
+			if (np == 1 && zb_page_same_filled(src, &word)) {
+				zb_store_same(z, index, word);
+			} else {
+				/* a unit must save a page, or it is not worth it */
+				cap = np == 1 ? PAGE_SIZE : (np - 1) * PAGE_SIZE;
+				io_add(io, ZBATCH_OP_COMPRESS, src, np * PAGE_SIZE,
+				       io->out + io->used, cap);
+				io->item[io->n++] = (struct zb_item){
+					.index = index, .pages = np, .src = src, .req = true,
+				};
+				io->used += np * PAGE_SIZE;
+			}
+			src += np * PAGE_SIZE;
+			index += np;
+			pages -= np;
+		}
+		if (io->nreq)
+			ret = io_store(z, io);
+		io_put(io);
+	}
+	return ret;
+}
+
+/* ---- read ---- */
+static int io_load(struct zb_swapdev *z, struct zb_io *io)
+{
+	unsigned int i, r = 0;
+
+	if (io->nreq)
+		io_run(z, io, READ);
+	for (i = 0; i < io->n; i++) {
+		struct zb_item *it = &io->item[i];
+
+		if (it->req) {
+			struct zbatch_req *req = &io->req[r++];
+			unsigned int want = it->partial ? req->dlen : it->pages * PAGE_SIZE;
+
+			if (req->status || req->produced != want)
+				return req->status ?: -EIO;
+		}
+		if (it->partial)
+			memcpy(it->dst, io->scratch + it->idx * PAGE_SIZE, PAGE_SIZE);
+	}
+	return 0;
+}
+
+/*
+ * Copy what slot @index holds: empty, same-filled and raw pages straight
+ * into @dst; a compressed page or unit's stream into @cbuf (at most
+ * @room bytes) for decompression after the slot is unlocked.
+ * Returns 0, or -ENOSPC when the stream does not fit in @room.
+ */
+enum zb_kind { ZB_FILLED, ZB_PAGE, ZB_UNIT };
+struct zb_snap {
+	enum zb_kind kind;
+	unsigned int len;
+	const struct zb_unit *unit;
+	unsigned int idx;
+};
+
+static int slot_read(struct zb_swapdev *z, unsigned long index, u8 *dst,
+		     u8 *cbuf, unsigned int room, struct zb_snap *sn)
+{
+	struct zb_slot *s = &z->slots[index];
+	unsigned int i;
+	void *src;
+	int ret = 0;
+
+	zb_slot_lock(z, index);
+	sn->kind = ZB_FILLED;
+	if (test_bit(ZB_SLOT_SAME, &s->flags)) {
+		memset64((u64 *)dst, s->handle, PAGE_SIZE / sizeof(u64));
+	} else if (test_bit(ZB_SLOT_UNIT, &s->flags)) {
+		const struct zb_unit *u = (const struct zb_unit *)s->handle;
+
+		if (u->clen > room) {
+			ret = -ENOSPC;
+			goto out;
+		}
+		for (i = 0; i < u->nr_handles; i++) {
+			unsigned int len = min_t(unsigned int, PAGE_SIZE,
+						 u->clen - i * PAGE_SIZE);
+
+			src = zs_map_object(z->pool, u->handle[i], ZS_MM_RO);
+			memcpy(cbuf + i * PAGE_SIZE, src, len);
+			zs_unmap_object(z->pool, u->handle[i]);
+		}
+		sn->kind = ZB_UNIT;
+		sn->unit = u;
+		sn->len = u->clen;
+		sn->idx = (s->flags & ZB_SLOT_IDX_MASK) >> ZB_SLOT_IDX_SHIFT;
+	} else if (s->handle) {
+		unsigned int len = s->flags & ZB_SLOT_SIZE_MASK;
+		bool raw = test_bit(ZB_SLOT_HUGE, &s->flags);
+
+		if (!raw && len > room) {
+			ret = -ENOSPC;
+			goto out;
+		}
+		src = zs_map_object(z->pool, s->handle, ZS_MM_RO);
+		memcpy(raw ? dst : cbuf, src, len);
+		zs_unmap_object(z->pool, s->handle);
+		if (!raw) {
+			sn->kind = ZB_PAGE;
+			sn->len = len;
+		}
+	} else {
+		memset(dst, 0, PAGE_SIZE);	/* never written: zeros */
+	}
+out:
+	zb_slot_unlock(z, index);
+	return ret;
+}
+
+static int zb_read(struct zb_swapdev *z, unsigned long index, u8 *dst,
+		   unsigned int pages)
+{
+	int ret = 0;
+
+	while (pages && !ret) {
+		struct zb_io *io = io_get(z);
+
+		while (pages && io->n < ZB_IO_REQS) {
+			u8 *cbuf = io->out + io->used;
+			struct zb_snap sn;
+			unsigned int np = 1;
+
+			if (slot_read(z, index, dst, cbuf, ZB_WIN - io->used, &sn))
+				break;	/* the window is full: run what we have */
+			if (sn.kind == ZB_PAGE) {
+				io_add(io, ZBATCH_OP_DECOMPRESS, cbuf, sn.len, dst, PAGE_SIZE);
+				io->item[io->n++] = (struct zb_item){ .req = true, .pages = 1 };
+				io->used += sn.len;
+			} else if (sn.kind == ZB_UNIT) {
+				unsigned int upages = sn.unit->nr_pages;
+				bool whole = !sn.idx && pages >= upages;
+
+				/* one unit in scratch per batch */
+				if (!whole && io->partial_unit && io->partial_unit != sn.unit)
+					break;
+				if (whole) {
+					/* the whole unit: straight into the pages */
+					io_add(io, ZBATCH_OP_DECOMPRESS, cbuf, sn.len, dst,
+					       upages * PAGE_SIZE);
+					io->item[io->n++] = (struct zb_item){
+						.req = true, .pages = upages,
+					};
+					io->used += sn.len;
+					np = upages;
+				} else if (io->partial_unit == sn.unit) {
+					/* already decompressed into scratch */
+					io->item[io->n++] = (struct zb_item){
+						.partial = true, .dst = dst, .idx = sn.idx,
+					};
+				} else {
+					io_add(io, ZBATCH_OP_DECOMPRESS, cbuf, sn.len,
+					       io->scratch, upages * PAGE_SIZE);
+					io->item[io->n++] = (struct zb_item){
+						.req = true, .partial = true, .dst = dst,
+						.idx = sn.idx,
+					};
+					io->used += sn.len;
+					io->partial_unit = sn.unit;
+					zb_stat_add(z, ZBS_PARTIAL_READS, 1);
+					zb_stat_add(z, ZBS_PARTIAL_READ_BYTES, upages * PAGE_SIZE);
+				}
+			}
+			dst += np * PAGE_SIZE;
+			index += np;
+			pages -= np;
+		}
+		ret = io_load(z, io);
+		io_put(io);
+	}
+	return ret;
+}
+
+/* ---- bios ---- */
+static void zb_discard(struct zb_swapdev *z, struct bio *bio)
+{
+	sector_t first = bio->bi_iter.bi_sector;
+	unsigned long i, start, end;
+
+	/* whole pages only; a partial head or tail is left as it is */
+	start = DIV_ROUND_UP(first, PAGE_SECTORS);
+	end = (first + bio_sectors(bio)) / PAGE_SECTORS;
+	for (i = start; i < end && i < z->nr_pages; i++) {
+		zb_slot_lock(z, i);
+		zb_slot_free(z, i);
+		zb_slot_unlock(z, i);
+	}
+}
+
+static void zb_rw(struct zb_swapdev *z, struct bio *bio)
+{
+	unsigned long index = bio->bi_iter.bi_sector >> (PAGE_SHIFT - SECTOR_SHIFT);
+	bool write = op_is_write(bio_op(bio));
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	int ret = 0;
+
+	if (bio->bi_iter.bi_sector & (PAGE_SECTORS - 1)) {
+		zb_stat_add(z, ZBS_INVALID_IO, 1);
+		ret = -EINVAL;
+		goto out;
+	}
+	/* a multi-page bvec is contiguous memory: a folio arrives whole */
+	bio_for_each_bvec(bv, bio, iter) {
+		unsigned int pages = bv.bv_len >> PAGE_SHIFT;
+		u8 *p = page_address(bv.bv_page) + bv.bv_offset;
+
+		if (bv.bv_len & (PAGE_SIZE - 1) || index + pages > z->nr_pages) {
+			zb_stat_add(z, ZBS_INVALID_IO, 1);
+			ret = -EINVAL;
+			break;
+		}
+		ret = write ? zb_write(z, index, p, pages) : zb_read(z, index, p, pages);
+		if (ret)
+			break;
+		index += pages;
+	}
+out:
+	if (ret) {
+		zb_stat_add(z, write ? ZBS_FAILED_WRITES : ZBS_FAILED_READS, 1);
+		bio->bi_status = BLK_STS_IOERR;
+	}
+	bio_endio(bio);
+}
+
+static void zb_submit_bio(struct bio *bio)
+{
+	struct zb_swapdev *z = bio->bi_bdev->bd_disk->private_data;
+
+	switch (bio_op(bio)) {
+	case REQ_OP_READ:
+	case REQ_OP_WRITE:
+		zb_rw(z, bio);
+		return;
+	case REQ_OP_DISCARD:
+	case REQ_OP_WRITE_ZEROES:
+		zb_discard(z, bio);
+		break;
+	default:
+		bio->bi_status = BLK_STS_NOTSUPP;
+		break;
+	}
+	bio_endio(bio);
+}
+
+/* Swap freed slot @index; atomic context: never wait for the slot. */
+static void zb_slot_free_notify(struct block_device *bdev, unsigned long index)
+{
+	struct zb_swapdev *z = bdev->bd_disk->private_data;
+
+	zb_stat_add(z, ZBS_NOTIFY_FREE, 1);
+	if (index >= z->nr_pages)
+		return;
+	if (!zb_slot_trylock(z, index)) {
+		zb_stat_add(z, ZBS_MISS_FREE, 1);	/* freed at the next write */
+		return;
+	}
+	zb_slot_free(z, index);
+	zb_slot_unlock(z, index);
+}
+
+static int zb_open(struct gendisk *disk, blk_mode_t mode)
+{
+	struct zb_swapdev *z = disk->private_data;
+
+	return z->claim ? -EBUSY : 0;
+}
+
+static const struct block_device_operations zb_fops = {
+	.owner = THIS_MODULE,
+	.open = zb_open,
+	.submit_bio = zb_submit_bio,
+	.swap_slot_free_notify = zb_slot_free_notify,
+};
+
+/* ---- per-device sysfs: /sys/block/zbatchswapN/zbatch/ ---- */
+static struct zb_swapdev *dev_z(struct device *d)
+{
+	return dev_to_disk(d)->private_data;
+}
+
+static ssize_t disksize_show(struct device *d, struct device_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", dev_z(d)->disksize);
+}
+
+static ssize_t disksize_store(struct device *d, struct device_attribute *a,
+			      const char *buf, size_t len)
+{
+	struct zb_swapdev *z = dev_z(d);
+	u64 size;
+	int ret;
+
+	size = memparse(buf, NULL);
+	size = round_down(size, PAGE_SIZE);
+	if (!size || size > (1ULL << 40))
+		return -EINVAL;	/* 4 KiB .. 1 TiB */
+	down_write(&z->init_lock);
+	if (z->disksize) {
+		ret = -EBUSY;	/* fixed once set */
+		goto out;
+	}
+	ret = zb_store_init(z, size);
+	if (ret)
+		goto out;
+	z->disksize = size;
+	set_capacity_and_notify(z->disk, size >> SECTOR_SHIFT);
+out:
+	up_write(&z->init_lock);
+	return ret ?: len;
+}
+
+static const char *const unit_names[] = { "4k", "16k", "64k" };
+static const unsigned int unit_pages[] = { 1, 4, 16 };
+
+static ssize_t unit_show(struct device *d, struct device_attribute *a, char *buf)
+{
+	struct zb_swapdev *z = dev_z(d);
+	unsigned int i;
+	int n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(unit_names); i++)
+		n += sysfs_emit_at(buf, n, unit_pages[i] == z->unit_pages ? "%s[%s]" : "%s%s",
+				   i ? " " : "", unit_names[i]);
+	return n + sysfs_emit_at(buf, n, "\n");
+}
+
+static ssize_t unit_store(struct device *d, struct device_attribute *a,
+			  const char *buf, size_t len)
+{
+	struct zb_swapdev *z = dev_z(d);
+	int i = sysfs_match_string(unit_names, buf);
+
+	if (i < 0)
+		return i;
+	down_write(&z->init_lock);
+	if (z->disksize)
+		i = -EBUSY;
+	else
+		z->unit_pages = unit_pages[i];
+	up_write(&z->init_lock);
+	return i < 0 ? i : len;
+}
+
+static ssize_t codec_show(struct device *d, struct device_attribute *a, char *buf)
+{
+	struct zb_swapdev *z = dev_z(d);
+	unsigned int c;
+	int n = 0;
+
+	for (c = ZBATCH_CODEC_DEFAULT + 1; c < ZBATCH_CODEC_NR; c++)
+		n += sysfs_emit_at(buf, n, c == z->codec ? "%s[%s]" : "%s%s",
+				   n ? " " : "", zbatch_codec(c)->name);
+	return n + sysfs_emit_at(buf, n, "\n");
+}
+
+static ssize_t codec_store(struct device *d, struct device_attribute *a,
+			   const char *buf, size_t len)
+{
+	struct zb_swapdev *z = dev_z(d);
+	int c = zbatch_codec_by_name(buf);
+
+	if (c < 0)
+		return c;
+	down_write(&z->init_lock);
+	if (z->disksize)
+		c = -EBUSY;
+	else
+		z->codec = c;
+	up_write(&z->init_lock);
+	return c < 0 ? c : len;
+}
+
+static ssize_t mem_limit_show(struct device *d, struct device_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  (u64)READ_ONCE(dev_z(d)->mem_limit_pages) << PAGE_SHIFT);
+}
+
+static ssize_t mem_limit_store(struct device *d, struct device_attribute *a,
+			       const char *buf, size_t len)
+{
+	u64 limit = memparse(buf, NULL);
+
+	WRITE_ONCE(dev_z(d)->mem_limit_pages, PAGE_ALIGN(limit) >> PAGE_SHIFT);
+	return len;
+}
+
+static u64 st(struct zb_swapdev *z, enum zb_dev_stat s)
+{
+	return atomic64_read(&z->stats[s]);
+}
+
+/* As zram's mm_stat, in the same order. */
+static ssize_t mm_stat_show(struct device *d, struct device_attribute *a, char *buf)
+{
+	struct zb_swapdev *z = dev_z(d);
+	u64 used = 0;
+
+	down_read(&z->init_lock);
+	if (z->pool)
+		used = zs_get_total_pages(z->pool);
+	up_read(&z->init_lock);
+	return sysfs_emit(buf, "%8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
+			  st(z, ZBS_ORIG_PAGES) << PAGE_SHIFT, st(z, ZBS_COMPR_BYTES),
+			  used << PAGE_SHIFT,
+			  (u64)READ_ONCE(z->mem_limit_pages) << PAGE_SHIFT,
+			  st(z, ZBS_MAX_USED_PAGES) << PAGE_SHIFT,
+			  st(z, ZBS_SAME_PAGES), 0ULL, st(z, ZBS_HUGE_PAGES),
+			  st(z, ZBS_HUGE_PAGES));
+}
+
+/* As zram's io_stat: failed_reads failed_writes invalid_io notify_free. */
+static ssize_t io_stat_show(struct device *d, struct device_attribute *a, char *buf)
+{
+	struct zb_swapdev *z = dev_z(d);
+
+	return sysfs_emit(buf, "%8llu %8llu %8llu %8llu\n", st(z, ZBS_FAILED_READS),
+			  st(z, ZBS_FAILED_WRITES), st(z, ZBS_INVALID_IO),
+			  st(z, ZBS_NOTIFY_FREE));
+}
+
+/* zbatch's own: units, partial I/O, refusals. */
+static ssize_t unit_stat_show(struct device *d, struct device_attribute *a, char *buf)
+{
+	struct zb_swapdev *z = dev_z(d);
+
+	return sysfs_emit(buf, "units %llu\nunit_fallbacks %llu\npartial_reads %llu\n"
+			  "partial_read_bytes %llu\npartial_writes %llu\nlimit_refused %llu\n"
+			  "miss_free %llu\n",
+			  st(z, ZBS_UNITS), st(z, ZBS_UNIT_FALLBACKS), st(z, ZBS_PARTIAL_READS),
+			  st(z, ZBS_PARTIAL_READ_BYTES), st(z, ZBS_PARTIAL_WRITES),
+			  st(z, ZBS_LIMIT_REFUSED), st(z, ZBS_MISS_FREE));
+}
+
+/* Requests per batch of device I/O: "size writes reads", sizes with any. */
+static ssize_t batch_stat_show(struct device *d, struct device_attribute *a, char *buf)
+{
+	struct zb_swapdev *z = dev_z(d);
+	unsigned int i;
+	int n = 0;
+
+	n += sysfs_emit_at(buf, n, "# requests_per_batch write_batches read_batches\n");
+	for (i = 1; i <= ZBATCH_MAX_BATCH; i++) {
+		u64 w = atomic64_read(&z->batch_hist[WRITE][i]);
+		u64 r = atomic64_read(&z->batch_hist[READ][i]);
+
+		if (w || r)
+			n += sysfs_emit_at(buf, n, "%u %llu %llu\n", i, w, r);
+	}
+	return n;
+}
+
+static DEVICE_ATTR_RW(disksize);
+static DEVICE_ATTR_RW(unit);
+static DEVICE_ATTR_RW(codec);
+static DEVICE_ATTR_RW(mem_limit);
+static DEVICE_ATTR_RO(mm_stat);
+static DEVICE_ATTR_RO(io_stat);
+static DEVICE_ATTR_RO(unit_stat);
+static DEVICE_ATTR_RO(batch_stat);
+
+static struct attribute *zb_attrs[] = {
+	&dev_attr_disksize.attr, &dev_attr_unit.attr, &dev_attr_codec.attr,
+	&dev_attr_mem_limit.attr, &dev_attr_mm_stat.attr, &dev_attr_io_stat.attr,
+	&dev_attr_unit_stat.attr, &dev_attr_batch_stat.attr, NULL,
+};
+
+static const struct attribute_group zb_group = {
+	.name = "zbatch",
+	.attrs = zb_attrs,
+};
+
+static const struct attribute_group *zb_groups[] = { &zb_group, NULL };
+
+/* ---- create / destroy ---- */
+static int zb_add(void)
+{
+	struct queue_limits lim = {
+		.logical_block_size = PAGE_SIZE,
+		.physical_block_size = PAGE_SIZE,
+		.io_min = PAGE_SIZE,
+		.io_opt = PAGE_SIZE,
+		.max_hw_discard_sectors = UINT_MAX,
+		.max_write_zeroes_sectors = UINT_MAX,
+		/* swap: synchronous, non-rotational, pages stable while stored */
+		.features = BLK_FEAT_STABLE_WRITES | BLK_FEAT_SYNCHRONOUS,
+	};
+	struct zb_swapdev *z;
+	int ret, id;
+
+	lockdep_assert_held(&zb_lock);
+	if (!try_module_get(THIS_MODULE))
+		return -ENODEV;
+	ret = io_pool_grow(clamp_t(unsigned int, num_online_cpus() + 1, 2, ZB_IO_MAX));
+	if (ret)
+		goto err_put;
+	z = kzalloc(sizeof(*z), GFP_KERNEL);
+	if (!z) {
+		ret = -ENOMEM;
+		goto err_put;
+	}
+	id = idr_alloc(&zb_idr, z, 0, ZB_SWAPDEV_MAX, GFP_KERNEL);
+	if (id < 0) {
+		ret = id == -ENOSPC ? -ENOSPC : id;
+		goto err_free;
+	}
+	z->id = id;
+	z->codec = ZBATCH_CODEC_LZ4;
+	z->unit_pages = 1;
+	init_rwsem(&z->init_lock);
+	z->disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
+	if (IS_ERR(z->disk)) {
+		ret = PTR_ERR(z->disk);
+		goto err_idr;
+	}
+	z->disk->major = zb_major;
+	z->disk->first_minor = id;
+	z->disk->minors = 1;
+	z->disk->flags |= GENHD_FL_NO_PART;
+	z->disk->fops = &zb_fops;
+	z->disk->private_data = z;
+	snprintf(z->disk->disk_name, DISK_NAME_LEN, "zbatchswap%d", id);
+	set_capacity(z->disk, 0);
+	ret = device_add_disk(NULL, z->disk, zb_groups);
+	if (ret)
+		goto err_disk;
+	return id;
+
+err_disk:
+	put_disk(z->disk);
+err_idr:
+	idr_remove(&zb_idr, id);
+err_free:
+	kfree(z);
+err_put:
+	module_put(THIS_MODULE);
+	return ret;
+}
+
+static int zb_remove(struct zb_swapdev *z)
+{
+	lockdep_assert_held(&zb_lock);
+	mutex_lock(&z->disk->open_mutex);
+	if (disk_openers(z->disk)) {
+		mutex_unlock(&z->disk->open_mutex);
+		return -EBUSY;
+	}
+	z->claim = true;
+	mutex_unlock(&z->disk->open_mutex);
+	sync_blockdev(z->disk->part0);
+	del_gendisk(z->disk);
+	down_write(&z->init_lock);
+	zb_store_destroy(z);
+	up_write(&z->init_lock);
+	put_disk(z->disk);
+	idr_remove(&zb_idr, z->id);
+	kfree(z);
+	module_put(THIS_MODULE);
+	return 0;
+}
+
+/* ---- /sys/kernel/zbatch/swapdev/{hot_add,hot_remove} ---- */
+static ssize_t hot_add_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	int id;
+
+	mutex_lock(&zb_lock);
+	id = zb_add();
+	mutex_unlock(&zb_lock);
+	if (id < 0)
+		return id;
+	return sysfs_emit(buf, "%d\n", id);
+}
+
+static ssize_t hot_remove_store(struct kobject *k, struct kobj_attribute *a,
+				const char *buf, size_t len)
+{
+	struct zb_swapdev *z;
+	int id, ret;
+
+	ret = kstrtoint(buf, 10, &id);
+	if (ret)
+		return ret;
+	mutex_lock(&zb_lock);
+	z = id >= 0 ? idr_find(&zb_idr, id) : NULL;
+	ret = z ? zb_remove(z) : -ENODEV;
+	mutex_unlock(&zb_lock);
+	return ret ?: len;
+}
+
+static struct kobj_attribute hot_add_attr = __ATTR(hot_add, 0400, hot_add_show, NULL);
+static struct kobj_attribute hot_remove_attr = __ATTR_WO(hot_remove);
+static struct attribute *ctl_attrs[] = {
+	&hot_add_attr.attr, &hot_remove_attr.attr, NULL,
+};
+
+static const struct attribute_group ctl_group = {
+	.attrs = ctl_attrs,
+};
+
+int zbatch_swapdev_create(struct kobject *parent)
+{
+	int ret;
+
+	zb_major = register_blkdev(0, "zbatchswap");
+	if (zb_major < 0)
+		return zb_major;
+	zb_kobj = kobject_create_and_add("swapdev", parent);
+	if (!zb_kobj) {
+		ret = -ENOMEM;
+		goto err_blkdev;
+	}
+	ret = sysfs_create_group(zb_kobj, &ctl_group);
+	if (ret)
+		goto err_kobj;
+	return 0;
+
+err_kobj:
+	kobject_put(zb_kobj);
+err_blkdev:
+	unregister_blkdev(zb_major, "zbatchswap");
+	return ret;
+}
+
+/* Every device holds a module reference: none is left at module exit. */
+void zbatch_swapdev_destroy(void)
+{
+	sysfs_remove_group(zb_kobj, &ctl_group);
+	kobject_put(zb_kobj);
+	unregister_blkdev(zb_major, "zbatchswap");
+	idr_destroy(&zb_idr);
+	io_pool_destroy();
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The batched compressed swap device: shared by swapdev.c (the block
+ * device, its bios and its control files) and swapdev_store.c (the slot
+ * table, multi-page units and their zsmalloc storage).
+ */
+#ifndef _ZBATCH_SWAPDEV_H
+#define _ZBATCH_SWAPDEV_H
+
+#include <linux/atomic.h>
+#include <linux/blkdev.h>
+#include <linux/rwsem.h>
+#include <linux/types.h>
+#include <linux/zbatch.h>
+
+#define ZB_SWAPDEV_MAX		32
+#define ZB_UNIT_MAX_PAGES	16	/* 64 KiB units */
+
+/*
+ * One slot per 4 KiB page of the device. flags packs, from bit 0: the
+ * object's stored size (16 bits), then the bits below; handle is the
+ * zsmalloc handle, the fill word of a same-filled page, or the unit.
+ * The lock bit is a bit spinlock: it protects the slot's whole state.
+ */
+#define ZB_SLOT_SIZE_MASK	0xffffUL
+#define ZB_SLOT_LOCK		16
+#define ZB_SLOT_SAME		17	/* same-filled: handle is the word */
+#define ZB_SLOT_HUGE		18	/* stored raw, PAGE_SIZE bytes */
+#define ZB_SLOT_UNIT		19	/* part of a unit: handle is the unit */
+#define ZB_SLOT_IDX_SHIFT	20	/* page index within its unit */
+#define ZB_SLOT_IDX_MASK	(0xfUL << ZB_SLOT_IDX_SHIFT)
+
+struct zb_slot {
+	unsigned long flags;
+	unsigned long handle;
+};
+
+/*
+ * A multi-page unit: compressed as one stream, stored as ceil(clen /
+ * PAGE_SIZE) zsmalloc objects (zsmalloc takes at most a page per object),
+ * freed when its last page is freed or overwritten.
+ */
+struct zb_unit {
+	atomic_t live;			/* pages of the unit still stored */
+	unsigned int nr_pages;
+	unsigned int clen;		/* compressed bytes */
+	unsigned int nr_handles;
+	unsigned long handle[];
+};
+
+enum zb_dev_stat {
+	ZBS_ORIG_PAGES,		/* pages stored (not empty) */
+	ZBS_COMPR_BYTES,	/* compressed bytes stored (units once) */
+	ZBS_SAME_PAGES,
+	ZBS_HUGE_PAGES,		/* stored raw: did not compress */
+	ZBS_UNITS,		/* units stored now */
+	ZBS_UNIT_FALLBACKS,	/* units that did not compress: pages raw */
+	ZBS_FAILED_READS,
+	ZBS_FAILED_WRITES,
+	ZBS_INVALID_IO,
+	ZBS_NOTIFY_FREE,
+	ZBS_MISS_FREE,
+	ZBS_PARTIAL_READS,	/* reads of part of a unit */
+	ZBS_PARTIAL_READ_BYTES,	/* bytes decompressed for them */
+	ZBS_PARTIAL_WRITES,	/* writes into a stored unit */
+	ZBS_LIMIT_REFUSED,	/* writes refused at mem_limit */
+	ZBS_MAX_USED_PAGES,
+	ZBS_NR,
+};
+
+struct zb_swapdev {
+	struct gendisk *disk;
+	int id;
+	/*
+	 * init_lock (rw_semaphore): writers configure (codec, unit, disksize)
+	 * and tear down; the configuration is fixed once disksize is set.
+	 */
+	struct rw_semaphore init_lock;
+	u64 disksize;
+	unsigned int codec;
+	unsigned int unit_pages;	/* 1, 4 or 16 */
+	unsigned long mem_limit_pages;	/* 0: none */
+	unsigned long nr_pages;
+	struct zb_slot *slots;
+	struct zs_pool *pool;
+	bool claim;			/* being destroyed: refuse opens */
+	atomic64_t stats[ZBS_NR];
+	/* requests per batch of device I/O, write and read */
+	atomic64_t batch_hist[2][ZBATCH_MAX_BATCH + 1];
+};
+
+static inline void zb_stat_add(struct zb_swapdev *z, enum zb_dev_stat s, s64 n)
+{
+	atomic64_add(n, &z->stats[s]);
+}
+
+/* swapdev_store.c */
+int zb_store_init(struct zb_swapdev *z, u64 disksize);
+void zb_store_destroy(struct zb_swapdev *z);
+void zb_slot_lock(struct zb_swapdev *z, unsigned long index);
+bool zb_slot_trylock(struct zb_swapdev *z, unsigned long index);
+void zb_slot_unlock(struct zb_swapdev *z, unsigned long index);
+/* Free what slot @index holds; under its lock. */
+void zb_slot_free(struct zb_swapdev *z, unsigned long index);
+void zb_store_same(struct zb_swapdev *z, unsigned long index, unsigned long word);
+/* Store one page: @len compressed bytes, or raw when @len == PAGE_SIZE. */
+int zb_store_page(struct zb_swapdev *z, unsigned long index, const void *data,
+		  unsigned int len);
+/* Store @nr_pages pages from @index as one unit of @clen compressed bytes. */
+int zb_store_unit(struct zb_swapdev *z, unsigned long index,
+		  unsigned int nr_pages, const void *data, unsigned int clen);
+bool zb_page_same_filled(const void *p, unsigned long *word);
+bool zb_over_limit(struct zb_swapdev *z);
+
+#endif /* _ZBATCH_SWAPDEV_H */

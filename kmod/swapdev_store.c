@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The swap device's storage: one slot per 4 KiB page, each empty,
+ * same-filled (the fill word, no memory), one zsmalloc object (compressed,
+ * or raw when it did not compress), or a page of a multi-page unit. A unit
+ * is one compressed stream of 4 or 16 pages kept in ceil(clen / PAGE_SIZE)
+ * zsmalloc objects (zsmalloc takes at most a page per object); it is freed
+ * as a whole when its last page is freed or overwritten, so a page freed
+ * alone keeps the unit's memory until its siblings go (the cost of units).
+ *
+ * Locking: a bit spinlock per slot (ZB_SLOT_LOCK) protects the slot; a
+ * unit's live count is atomic, dropped under the lock of each of its
+ * slots. Nothing here sleeps with a slot locked: allocations happen before
+ * the lock is taken, and a zsmalloc mapping is held only to copy.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/bit_spinlock.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/zsmalloc.h>
+
+#include "internal.h"
+#include "swapdev.h"
+
+/* Allocations in the write path: it runs in reclaim, never recurse. */
+#define ZB_GFP	(GFP_NOIO | __GFP_NOWARN | __GFP_HIGHMEM | __GFP_MOVABLE)
+
+void zb_slot_lock(struct zb_swapdev *z, unsigned long index)
+{
+	bit_spin_lock(ZB_SLOT_LOCK, &z->slots[index].flags);
+}
+
+bool zb_slot_trylock(struct zb_swapdev *z, unsigned long index)
+{
+	return bit_spin_trylock(ZB_SLOT_LOCK, &z->slots[index].flags);
+}
+
+void zb_slot_unlock(struct zb_swapdev *z, unsigned long index)
+{
+	bit_spin_unlock(ZB_SLOT_LOCK, &z->slots[index].flags);
+}
+
+static bool slot_test(struct zb_slot *s, int bit)
+{
+	return test_bit(bit, &s->flags);
+}
+
+/* Keep the lock bit, clear the rest; under the slot lock. */
+static void slot_clear(struct zb_slot *s)
+{
+	s->flags &= BIT(ZB_SLOT_LOCK);
+	s->handle = 0;
+}
+
+static void unit_free(struct zb_swapdev *z, struct zb_unit *u)
+{
+	unsigned int i;
+
+	for (i = 0; i < u->nr_handles; i++)
+		zs_free(z->pool, u->handle[i]);
+	zb_stat_add(z, ZBS_COMPR_BYTES, -(s64)u->clen);
+	zb_stat_add(z, ZBS_UNITS, -1);
+	kfree(u);
+}
+
+void zb_slot_free(struct zb_swapdev *z, unsigned long index)
+{
+	struct zb_slot *s = &z->slots[index];
+
+	if (slot_test(s, ZB_SLOT_SAME)) {
+		zb_stat_add(z, ZBS_SAME_PAGES, -1);
+	} else if (slot_test(s, ZB_SLOT_UNIT)) {
+		struct zb_unit *u = (struct zb_unit *)s->handle;
+
+		if (atomic_dec_and_test(&u->live))
+			unit_free(z, u);
+	} else if (s->handle) {
+		zs_free(z->pool, s->handle);
+		zb_stat_add(z, ZBS_COMPR_BYTES, -(s64)(s->flags & ZB_SLOT_SIZE_MASK));
+		if (slot_test(s, ZB_SLOT_HUGE))
+			zb_stat_add(z, ZBS_HUGE_PAGES, -1);
+	} else {
+		return;		/* empty */
+	}
+	zb_stat_add(z, ZBS_ORIG_PAGES, -1);
+	slot_clear(s);
+}
+
+bool zb_page_same_filled(const void *p, unsigned long *word)
+{
+	const unsigned long *w = p;
+	unsigned long v = w[0];
+	unsigned int i;
+
+	/* the last word first: most pages that are not fail at once */
+	if (w[PAGE_SIZE / sizeof(*w) - 1] != v)
+		return false;
+	for (i = 1; i < PAGE_SIZE / sizeof(*w) - 1; i++)
+		if (w[i] != v)
+			return false;
+	*word = v;
+	return true;
+}
+
+bool zb_over_limit(struct zb_swapdev *z)
+{
+	unsigned long limit = READ_ONCE(z->mem_limit_pages);
+
+	return limit && zs_get_total_pages(z->pool) >= limit;
+}
+
+static void used_max(struct zb_swapdev *z)
+{
+	s64 used = zs_get_total_pages(z->pool);
+
+	if (used > atomic64_read(&z->stats[ZBS_MAX_USED_PAGES]))
+		atomic64_set(&z->stats[ZBS_MAX_USED_PAGES], used);
+}
+
+void zb_store_same(struct zb_swapdev *z, unsigned long index, unsigned long word)
+{
+	struct zb_slot *s = &z->slots[index];
+
+	zb_slot_lock(z, index);
+	zb_slot_free(z, index);
+	s->handle = word;
+	__set_bit(ZB_SLOT_SAME, &s->flags);
+	zb_stat_add(z, ZBS_SAME_PAGES, 1);
+	zb_stat_add(z, ZBS_ORIG_PAGES, 1);
+	zb_slot_unlock(z, index);
+}
+
+/* A zsmalloc object holding @len bytes of @data; 0 on failure. */
+static unsigned long object_new(struct zb_swapdev *z, const void *data,
+				unsigned int len)
+{
+	unsigned long h = zs_malloc(z->pool, len, ZB_GFP);
+	void *dst;
+
+	if (IS_ERR_VALUE(h))
+		return 0;
+	dst = zs_map_object(z->pool, h, ZS_MM_WO);
+	memcpy(dst, data, len);
+	zs_unmap_object(z->pool, h);
+	return h;
+}
+
+int zb_store_page(struct zb_swapdev *z, unsigned long index, const void *data,
+		  unsigned int len)
+{
+	struct zb_slot *s = &z->slots[index];
+	unsigned long h;
+
+	if (zb_over_limit(z)) {
+		zb_stat_add(z, ZBS_LIMIT_REFUSED, 1);
+		return -ENOSPC;
+	}
+	h = object_new(z, data, len);
+	if (!h)
+		return -ENOMEM;
+	zb_slot_lock(z, index);
+	if (slot_test(s, ZB_SLOT_UNIT))
+		zb_stat_add(z, ZBS_PARTIAL_WRITES, 1);
+	zb_slot_free(z, index);
+	s->handle = h;
+	s->flags |= len;
+	if (len == PAGE_SIZE) {
+		__set_bit(ZB_SLOT_HUGE, &s->flags);
+		zb_stat_add(z, ZBS_HUGE_PAGES, 1);
+	}
+	zb_stat_add(z, ZBS_COMPR_BYTES, len);
+	zb_stat_add(z, ZBS_ORIG_PAGES, 1);
+	zb_slot_unlock(z, index);
+	used_max(z);
+	return 0;
+}
+
+int zb_store_unit(struct zb_swapdev *z, unsigned long index,
+		  unsigned int nr_pages, const void *data, unsigned int clen)
+{
+	unsigned int i, k = DIV_ROUND_UP(clen, PAGE_SIZE);
+	struct zb_unit *u;
+
+	if (zb_over_limit(z)) {
+		zb_stat_add(z, ZBS_LIMIT_REFUSED, 1);
+		return -ENOSPC;
+	}
+	u = kmalloc(struct_size(u, handle, k), GFP_NOIO | __GFP_NOWARN);
+	if (!u)
+		return -ENOMEM;
+	u->nr_pages = nr_pages;
+	u->clen = clen;
+	u->nr_handles = 0;
+	for (i = 0; i < k; i++) {
+		unsigned int len = min_t(unsigned int, PAGE_SIZE, clen - i * PAGE_SIZE);
+
+		u->handle[i] = object_new(z, data + i * PAGE_SIZE, len);
+		if (!u->handle[i])
+			goto err_free;
+		u->nr_handles++;
+	}
+	atomic_set(&u->live, nr_pages);
+	zb_stat_add(z, ZBS_UNITS, 1);
+	zb_stat_add(z, ZBS_COMPR_BYTES, clen);
+	for (i = 0; i < nr_pages; i++) {
+		struct zb_slot *s = &z->slots[index + i];
+
+		zb_slot_lock(z, index + i);
+		zb_slot_free(z, index + i);
+		s->handle = (unsigned long)u;
+		s->flags |= BIT(ZB_SLOT_UNIT) | ((unsigned long)i << ZB_SLOT_IDX_SHIFT);
+		zb_stat_add(z, ZBS_ORIG_PAGES, 1);
+		zb_slot_unlock(z, index + i);
+	}
+	used_max(z);
+	return 0;
+
+err_free:
+	for (i = 0; i < u->nr_handles; i++)
+		zs_free(z->pool, u->handle[i]);
+	kfree(u);
+	return -ENOMEM;
+}
+
+int zb_store_init(struct zb_swapdev *z, u64 disksize)
+{
+	char name[24];
+
+	z->nr_pages = disksize >> PAGE_SHIFT;
+	z->slots = vzalloc(array_size(z->nr_pages, sizeof(*z->slots)));
+	if (!z->slots)
+		return -ENOMEM;
+	snprintf(name, sizeof(name), "zbatchswap%d", z->id);
+	z->pool = zs_create_pool(name);
+	if (!z->pool) {
+		vfree(z->slots);
+		z->slots = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* No I/O in flight (no openers): free everything stored. */
+void zb_store_destroy(struct zb_swapdev *z)
+{
+	unsigned long i;
+
+	if (!z->slots)
+		return;
+	for (i = 0; i < z->nr_pages; i++) {
+		zb_slot_lock(z, i);
+		zb_slot_free(z, i);
+		zb_slot_unlock(z, i);
+	}
+	zs_destroy_pool(z->pool);
+	vfree(z->slots);
+	z->slots = NULL;
+	z->pool = NULL;
+	z->nr_pages = 0;
+}

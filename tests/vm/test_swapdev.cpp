@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+// The swap device in the guest (scripts/guest-swapdev): a guest where zswap
+// was never enabled, so that large folios are swapped in whole.
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "vm_util.hpp"
+#include "zbatch/pattern.hpp"
+#include "zbatch/swapdev.hpp"
+#include "zbatch/workload.hpp"
+
+using namespace vmtest;
+
+namespace {
+
+struct Dev {
+	int id = -1;
+	std::string path;
+};
+
+Dev create(const std::string &size, const std::string &codec, const std::string &unit)
+{
+	auto r = run(kCli + " --json dev create --size " + size + " --codec " + codec +
+		     " --unit " + unit);
+	EXPECT_EQ(r.status, 0) << r.output;
+	Dev d;
+	auto p = r.output.find("\"id\": ");
+	if (p != std::string::npos)
+		d.id = std::stoi(r.output.substr(p + 6));
+	d.path = "/dev/zbatchswap" + std::to_string(d.id);
+	return d;
+}
+
+void destroy(const Dev &d)
+{
+	auto r = run(kCli + " dev destroy " + std::to_string(d.id));
+	EXPECT_EQ(r.status, 0) << r.output;
+}
+
+zbatch::SwapdevInfo info(const Dev &d)
+{
+	zbatch::SysfsTree t;
+	auto l = zbatch::swapdev_list(t);
+	if (l)
+		for (auto &x : *l)
+			if (x.id == d.id)
+				return x;
+	ADD_FAILURE() << "device " << d.id << " not listed";
+	return {};
+}
+
+void swapon(const Dev &d)
+{
+	auto r = run("mkswap " + d.path + " >/dev/null && swapon -p 100 " + d.path);
+	ASSERT_EQ(r.status, 0) << r.output;
+}
+
+void swapoff(const Dev &d)
+{
+	auto r = run("swapoff " + d.path);
+	ASSERT_EQ(r.status, 0) << r.output;
+}
+
+zbatch::WorkloadConfig pageout(size_t mib, zbatch::Pattern p, const std::string &mthp)
+{
+	zbatch::WorkloadConfig c;
+	c.procs = 2;
+	c.bytes_per_proc = mib << 20;
+	c.pattern = p;
+	c.passes = 2;
+	c.pageout = true;
+	c.mthp = mthp;
+	c.timeout_s = 600;
+	return c;
+}
+
+int64_t us(const zbatch::SwapdevInfo &i, const char *k)
+{
+	auto it = i.unit_stat.find(k);
+	return it == i.unit_stat.end() ? 0 : it->second;
+}
+
+} // namespace
+
+// Every unit size with 16K and 64K mTHP: large folios go out and come
+// back whole, as batches of (folio / unit) requests; every byte checked
+// twice.
+class SwapdevUnit : public ::testing::TestWithParam<std::pair<const char *, const char *>> {};
+
+TEST_P(SwapdevUnit, MthpSwapIsBatchedAndIntact)
+{
+	std::string unit = GetParam().first, mthp = GetParam().second;
+	unsigned int per_folio = (mthp == "64kB" ? 16 : 4) / (unit == "4k" ? 1 : unit == "16k" ? 4 : 16);
+	auto d = create("512M", "lz4", unit);
+	ASSERT_GE(d.id, 0);
+	swapon(d);
+	zbatch::SwapdevInfo mid;
+	auto cfg = pageout(48, zbatch::Pattern::Mixed, mthp);
+	cfg.between = [&]() -> zbatch::Result<void> {
+		mid = info(d);
+		return {};
+	};
+	auto r = zbatch::run_workload(cfg);
+	swapoff(d);
+	auto after = info(d);
+	destroy(d);
+	ASSERT_TRUE(r) << r.error().message;
+	EXPECT_EQ(r->bad_bytes, 0u);
+	EXPECT_GT(r->vmstat_delta["pswpout"], 10000) << "the region did not swap out";
+	EXPECT_GT(mid.orig_bytes, 60ull << 20) << "pages stored while swapped out";
+	EXPECT_LT(mid.used_bytes, mid.orig_bytes) << "nothing was compressed";
+	if (per_folio > 1) {
+		// a folio is a batch of per_folio requests: batches of one fail this
+		auto it = after.batches.find(per_folio);
+		ASSERT_NE(it, after.batches.end()) << "no batch of " << per_folio << " requests";
+		EXPECT_GT(it->second.first, 100u) << "large folios were not written as batches";
+		EXPECT_GT(it->second.second, 50u) << "large folios did not come back as batches";
+	}
+	if (unit != "4k") {
+		EXPECT_GT(us(mid, "units"), 100) << "no " << unit << " units stored";
+	}
+	EXPECT_EQ(after.failed_reads, 0u);
+	EXPECT_EQ(after.failed_writes, 0u);
+	// swapoff read everything back and freed it; mkswap's header page
+	// (page 0, not a swap slot) stays
+	EXPECT_LE(after.orig_bytes, 4096u);
+	EXPECT_EQ(us(after, "units"), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Units, SwapdevUnit,
+			 ::testing::Values(std::pair{"4k", "64kB"}, std::pair{"16k", "64kB"},
+					   std::pair{"64k", "64kB"}, std::pair{"4k", "16kB"},
+					   std::pair{"16k", "16kB"}));
+
+// Base pages only: every bio is one page; 16K units then store pages alone.
+TEST(Swapdev, BasePagesInUnitDeviceStayIntact)
+{
+	auto d = create("256M", "zstd", "16k");
+	swapon(d);
+	auto r = zbatch::run_workload(pageout(24, zbatch::Pattern::Text, ""));
+	auto i = info(d);
+	swapoff(d);
+	destroy(d);
+	ASSERT_TRUE(r) << r.error().message;
+	EXPECT_EQ(r->bad_bytes, 0u);
+	EXPECT_EQ(i.failed_reads + i.failed_writes, 0u);
+}
+
+// Zeros cost no memory; random data is kept raw.
+TEST(Swapdev, SameFilledAndIncompressible)
+{
+	auto d = create("256M", "lz4", "4k");
+	swapon(d);
+	zbatch::SwapdevInfo z, rnd;
+	auto cz = pageout(16, zbatch::Pattern::Zeros, "");
+	cz.between = [&]() -> zbatch::Result<void> { z = info(d); return {}; };
+	auto r1 = zbatch::run_workload(cz);
+	auto cr = pageout(16, zbatch::Pattern::Random, "64kB");
+	cr.between = [&]() -> zbatch::Result<void> { rnd = info(d); return {}; };
+	auto r2 = zbatch::run_workload(cr);
+	swapoff(d);
+	destroy(d);
+	ASSERT_TRUE(r1) << r1.error().message;
+	ASSERT_TRUE(r2) << r2.error().message;
+	EXPECT_EQ(r1->bad_bytes + r2->bad_bytes, 0u);
+	// zeros pages carry an 8-byte tag: same-filled only where untagged,
+	// so check they compressed to (almost) nothing instead
+	EXPECT_LT(z.used_bytes, z.orig_bytes / 8);
+	EXPECT_GT(rnd.huge_pages, 1000u) << "random pages were not kept raw";
+}
+
+// Discard and swapoff give the memory back.
+TEST(Swapdev, DiscardAndSwapoffFreeEverything)
+{
+	auto d = create("256M", "lz4", "16k");
+	auto w0 = run("head -c 1048576 /usr/lib/x86_64-linux-gnu/libc.so.6 | dd of=" + d.path +
+		      " bs=64k iflag=fullblock oflag=direct status=none");
+	ASSERT_EQ(w0.status, 0) << w0.output;
+	EXPECT_GE(info(d).orig_bytes, 1ull << 20);
+	auto dc = run("blkdiscard " + d.path);
+	ASSERT_EQ(dc.status, 0) << dc.output;
+	EXPECT_EQ(info(d).orig_bytes, 0u) << "discard left pages stored";
+	auto r = run("mkswap " + d.path + " >/dev/null && swapon --discard -p 100 " + d.path);
+	ASSERT_EQ(r.status, 0) << r.output;
+	zbatch::SwapdevInfo mid;
+	auto c = pageout(24, zbatch::Pattern::Mixed, "16kB");
+	c.between = [&]() -> zbatch::Result<void> { mid = info(d); return {}; };
+	auto w = zbatch::run_workload(c);
+	swapoff(d);
+	auto after = info(d);
+	destroy(d);
+	ASSERT_TRUE(w) << w.error().message;
+	EXPECT_GT(mid.used_bytes, 4ull << 20);
+	EXPECT_LE(after.orig_bytes, 4096u);	/* mkswap's header */
+	EXPECT_LE(after.compr_bytes, 4096u);
+	EXPECT_LT(after.used_bytes, mid.used_bytes / 4);
+}
+
+// A device at its memory limit refuses writes with EIO; what it stored
+// before reads back intact.
+TEST(Swapdev, FullDeviceRefusesWritesLosesNothing)
+{
+	auto d = create("64M", "lz4", "4k");
+	zbatch::SysfsTree t;
+	ASSERT_TRUE(t.write("/sys/block/zbatchswap" + std::to_string(d.id) + "/zbatch/mem_limit",
+			    "1M"));
+	auto page = zbatch::generate(zbatch::Pattern::Random, 4096, 3);
+	int fd = ::open(d.path.c_str(), O_RDWR | O_DIRECT);
+	ASSERT_GE(fd, 0);
+	void *buf;
+	ASSERT_EQ(posix_memalign(&buf, 4096, 4096), 0);
+	unsigned int written = 0;
+	int err = 0;
+	for (unsigned int i = 0; i < 4096; i++) {
+		auto *p = static_cast<uint8_t *>(buf);
+		std::copy(page.begin(), page.end(), p);
+		std::memcpy(p, &i, sizeof(i));
+		if (::pwrite(fd, buf, 4096, off_t(i) * 4096) != 4096) {
+			err = errno;
+			break;
+		}
+		written++;
+	}
+	EXPECT_EQ(err, EIO);
+	EXPECT_GT(written, 100u);
+	EXPECT_LT(written, 4096u);
+	for (unsigned int i = 0; i < written; i++) {
+		ASSERT_EQ(::pread(fd, buf, 4096, off_t(i) * 4096), 4096);
+		auto *p = static_cast<uint8_t *>(buf);
+		unsigned int tag;
+		std::memcpy(&tag, p, sizeof(tag));
+		ASSERT_EQ(tag, i);
+		ASSERT_EQ(std::memcmp(p + 4, page.data() + 4, 4092), 0) << "block " << i;
+	}
+	free(buf);
+	::close(fd);
+	auto i = info(d);
+	EXPECT_GT(i.failed_writes, 0u);
+	EXPECT_GT(us(i, "limit_refused"), 0);
+	destroy(d);
+}
+
+// Plain block device: a file system on it.
+TEST(Swapdev, Ext4RoundTrip)
+{
+	if (run("command -v mkfs.ext4").status)
+		GTEST_SKIP() << "mkfs.ext4 not installed in the guest userland";
+	auto d = create("128M", "zstd", "16k");
+	auto r = run("mkfs.ext4 -q -F " + d.path + " && mkdir -p /mnt/zb && mount " + d.path +
+		     " /mnt/zb && head -c 20000000 /usr/lib/x86_64-linux-gnu/libc.so.6 > "
+		     "/mnt/zb/f && sync && umount /mnt/zb && echo 3 > /proc/sys/vm/drop_caches && "
+		     "mount " + d.path + " /mnt/zb && head -c 20000000 "
+		     "/usr/lib/x86_64-linux-gnu/libc.so.6 | cmp - /mnt/zb/f && umount /mnt/zb");
+	EXPECT_EQ(r.status, 0) << r.output;
+	destroy(d);
+}
+
+// Devices come and go while another is swapped on and busy.
+TEST(Swapdev, CreateDestroyUnderLoad)
+{
+	auto d = create("256M", "lz4", "4k");
+	swapon(d);
+	std::atomic<bool> done{false};
+	zbatch::Result<zbatch::WorkloadResult> r = zbatch::fail(EINVAL, "not run");
+	std::thread load([&] {
+		r = zbatch::run_workload(pageout(32, zbatch::Pattern::Mixed, "64kB"));
+		done = true;
+	});
+	unsigned int cycles = 0;
+	while (!done && cycles < 50) {
+		auto e = create("32M", "deflate", cycles % 2 ? "64k" : "16k");
+		auto w = run("dd if=/dev/urandom of=" + e.path + " bs=64k count=8 oflag=direct "
+			     "status=none && dd if=" + e.path + " of=/dev/null bs=64k count=8 "
+			     "iflag=direct status=none");
+		EXPECT_EQ(w.status, 0) << w.output;
+		destroy(e);
+		cycles++;
+	}
+	load.join();
+	swapoff(d);
+	destroy(d);
+	ASSERT_TRUE(r) << r.error().message;
+	EXPECT_EQ(r->bad_bytes, 0u);
+	EXPECT_GT(cycles, 0u);
+}
+
+// Refusals name the reason.
+TEST(Swapdev, RefusalsSayWhy)
+{
+	auto d = create("64M", "lz4", "4k");
+	swapon(d);
+	auto r = run(kCli + " dev destroy " + std::to_string(d.id));
+	EXPECT_EQ(r.status, 1);
+	EXPECT_NE(r.output.find("in use as swap"), std::string::npos) << r.output;
+	auto u = run(kCli + " unload");
+	EXPECT_NE(u.status, 0);
+	EXPECT_NE(u.output.find("zbatchswap"), std::string::npos) << u.output;
+	EXPECT_NE(run("rmmod zbatch").status, 0) << "unloaded under a swap device";
+	// fixed while in use
+	EXPECT_EQ(sysfs_write("/sys/block/zbatchswap" + std::to_string(d.id) + "/zbatch/unit",
+			      "64k"), EBUSY);
+	swapoff(d);
+	destroy(d);
+	auto bad = run(kCli + " dev create --size 1M --unit 8k");
+	EXPECT_EQ(bad.status, 1);
+	EXPECT_NE(bad.output.find("one of 4k, 16k, 64k"), std::string::npos) << bad.output;
+	auto none = run(kCli + " dev destroy 31");
+	EXPECT_EQ(none.status, 1);
+	EXPECT_NE(none.output.find("no device"), std::string::npos) << none.output;
+}

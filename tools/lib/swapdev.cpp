@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "zbatch/swapdev.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+#include <fmt/core.h>
+
+namespace zbatch {
+
+namespace {
+
+std::string block_dir(int id)
+{
+	return fmt::format("/sys/block/zbatchswap{}/zbatch", id);
+}
+
+uint64_t to_u64(const std::string &s)
+{
+	return std::strtoull(s.c_str(), nullptr, 10);
+}
+
+// The /proc/swaps line of /dev/NAME, or "".
+std::string swaps_line(const SysfsTree &t, const std::string &name)
+{
+	std::istringstream in(t.read("/proc/swaps").value_or(""));
+	std::string line;
+	while (std::getline(in, line))
+		if (line.rfind("/dev/" + name + " ", 0) == 0 || line.rfind("/dev/" + name + "\t", 0) == 0)
+			return line;
+	return "";
+}
+
+} // namespace
+
+Result<uint64_t> parse_bytes(const std::string &s)
+{
+	char *end = nullptr;
+	errno = 0;
+	unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+	if (errno || end == s.c_str() || s[0] == '-')
+		return fail(EINVAL, fmt::format("'{}': not a size (e.g. 64k, 512M, 2G)", s));
+	std::string u(end);
+	unsigned int shift = 0;
+	if (u == "k" || u == "K")
+		shift = 10;
+	else if (u == "m" || u == "M")
+		shift = 20;
+	else if (u == "g" || u == "G")
+		shift = 30;
+	else if (u == "t" || u == "T")
+		shift = 40;
+	else if (!u.empty())
+		return fail(EINVAL, fmt::format("'{}': unknown unit '{}' (k, M, G, T)", s, u));
+	if (shift && v > (~0ULL >> shift))
+		return fail(EINVAL, fmt::format("'{}': too large", s));
+	return v << shift;
+}
+
+Result<SwapdevConfig> check_swapdev_config(const SwapdevConfig &c)
+{
+	if (c.size < 4096 || c.size > (1ULL << 40))
+		return fail(EINVAL, fmt::format("--size {}: from 4k to 1T", c.size));
+	if (c.codec != "deflate" && c.codec != "lz4" && c.codec != "zstd" && c.codec != "lzo")
+		return fail(EINVAL, fmt::format("--codec {}: one of deflate, lz4, zstd, lzo", c.codec));
+	if (c.unit != "4k" && c.unit != "16k" && c.unit != "64k")
+		return fail(EINVAL, fmt::format("--unit {}: one of 4k, 16k, 64k", c.unit));
+	return c;
+}
+
+Result<int> swapdev_create(const SysfsTree &t, const SwapdevConfig &c)
+{
+	if (auto ok = check_swapdev_config(c); !ok)
+		return std::unexpected(ok.error());
+	if (!t.exists(kSwapdevCtl))
+		return skip(ENOENT, fmt::format("{} is missing: is zbatch loaded?", kSwapdevCtl));
+	auto id = t.read(kSwapdevCtl + "/hot_add");
+	if (!id)
+		return fail(id.error().code, "cannot create a device: " + id.error().message);
+	int n = std::atoi(id->c_str());
+	auto dir = block_dir(n);
+	for (const auto &[file, value] :
+	     {std::pair<std::string, std::string>{"codec", c.codec}, {"unit", c.unit},
+	      {"disksize", std::to_string(c.size)}}) {
+		if (auto w = t.write(dir + "/" + file, value); !w) {
+			(void)t.write(kSwapdevCtl + "/hot_remove", std::to_string(n));
+			return fail(w.error().code, fmt::format("zbatchswap{}: {} {}: {}", n, file,
+								value, w.error().message));
+		}
+	}
+	return n;
+}
+
+Result<std::vector<SwapdevInfo>> swapdev_list(const SysfsTree &t)
+{
+	if (!t.exists(kSwapdevCtl))
+		return skip(ENOENT, fmt::format("{} is missing: is zbatch loaded?", kSwapdevCtl));
+	std::vector<SwapdevInfo> out;
+	auto names = t.list("/sys/block").value_or(std::vector<std::string>{});
+	for (const auto &name : names) {
+		if (name.rfind("zbatchswap", 0) != 0)
+			continue;
+		SwapdevInfo d;
+		d.name = name;
+		d.id = std::atoi(name.c_str() + 10);
+		auto dir = block_dir(d.id);
+		auto rd = [&](const std::string &f) { return t.read(dir + "/" + f).value_or(""); };
+		d.disksize = to_u64(rd("disksize"));
+		d.codec = t.read_choice(dir + "/codec");
+		d.unit = t.read_choice(dir + "/unit");
+		d.mem_limit = to_u64(rd("mem_limit"));
+		std::istringstream mm(rd("mm_stat"));
+		uint64_t limit = 0, compacted = 0;
+		mm >> d.orig_bytes >> d.compr_bytes >> d.used_bytes >> limit >> d.max_used_bytes >>
+			d.same_pages >> compacted >> d.huge_pages;
+		std::istringstream io(rd("io_stat"));
+		io >> d.failed_reads >> d.failed_writes >> d.invalid_io >> d.notify_free;
+		std::istringstream us(rd("unit_stat"));
+		std::string k;
+		int64_t v;
+		while (us >> k >> v)
+			d.unit_stat[k] = v;
+		std::istringstream bs(rd("batch_stat"));
+		std::string line;
+		while (std::getline(bs, line)) {
+			if (line.empty() || line[0] == '#')
+				continue;
+			std::istringstream l(line);
+			unsigned int n;
+			uint64_t w, r;
+			if (l >> n >> w >> r)
+				d.batches[n] = {w, r};
+		}
+		d.swap_use = swaps_line(t, name);
+		out.push_back(std::move(d));
+	}
+	return out;
+}
+
+Result<void> swapdev_destroy(const SysfsTree &t, int id)
+{
+	if (!t.exists(kSwapdevCtl))
+		return skip(ENOENT, fmt::format("{} is missing: is zbatch loaded?", kSwapdevCtl));
+	auto name = fmt::format("zbatchswap{}", id);
+	if (!t.exists("/sys/block/" + name))
+		return fail(ENODEV, fmt::format("no device {} (see zbatch dev list)", name));
+	if (!swaps_line(t, name).empty())
+		return fail(EBUSY, fmt::format("/dev/{} is in use as swap: run 'swapoff /dev/{}' "
+					       "first (it brings the pages back into memory)",
+					       name, name));
+	if (auto w = t.write(kSwapdevCtl + "/hot_remove", std::to_string(id)); !w)
+		return fail(w.error().code,
+			    w.error().code == EBUSY ?
+			    fmt::format("/dev/{} is open (mounted or in use): close it first", name) :
+			    fmt::format("cannot destroy {}: {}", name, w.error().message));
+	return {};
+}
+
+std::string swapdev_json(const SwapdevInfo &d)
+{
+	std::string s = fmt::format(
+		"{{\"id\": {}, \"name\": \"{}\", \"disksize\": {}, \"codec\": \"{}\", "
+		"\"unit\": \"{}\", \"mem_limit\": {}, \"orig_data_size\": {}, "
+		"\"compr_data_size\": {}, \"mem_used_total\": {}, \"mem_used_max\": {}, "
+		"\"same_pages\": {}, \"huge_pages\": {}, \"failed_reads\": {}, "
+		"\"failed_writes\": {}, \"invalid_io\": {}, \"notify_free\": {}, \"swap\": {}",
+		d.id, d.name, d.disksize, d.codec, d.unit, d.mem_limit, d.orig_bytes,
+		d.compr_bytes, d.used_bytes, d.max_used_bytes, d.same_pages, d.huge_pages,
+		d.failed_reads, d.failed_writes, d.invalid_io, d.notify_free,
+		d.swap_use.empty() ? "false" : "true");
+	for (const auto &[k, v] : d.unit_stat)
+		s += fmt::format(", \"{}\": {}", k, v);
+	s += ", \"batches\": [";
+	bool first = true;
+	for (const auto &[n, wr] : d.batches) {
+		s += fmt::format("{}{{\"requests\": {}, \"writes\": {}, \"reads\": {}}}",
+				 first ? "" : ", ", n, wr.first, wr.second);
+		first = false;
+	}
+	return s + "]}";
+}
+
+} // namespace zbatch

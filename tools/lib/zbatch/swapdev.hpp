@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+// The zbatch swap devices (/dev/zbatchswapN): create, list, destroy through
+// sysfs (/sys/kernel/zbatch/swapdev, /sys/block/zbatchswapN/zbatch).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "zbatch/error.hpp"
+#include "zbatch/sysfs.hpp"
+
+namespace zbatch {
+
+inline const std::string kSwapdevCtl = "/sys/kernel/zbatch/swapdev";
+
+struct SwapdevConfig {
+	uint64_t size = 0;		// bytes
+	std::string codec = "lz4";	// deflate, lz4, zstd, lzo
+	std::string unit = "4k";	// 4k, 16k, 64k
+};
+
+struct SwapdevInfo {
+	int id = -1;
+	std::string name;		// zbatchswapN
+	uint64_t disksize = 0;
+	std::string codec, unit;
+	uint64_t mem_limit = 0;
+	// mm_stat, as zram's
+	uint64_t orig_bytes = 0, compr_bytes = 0, used_bytes = 0, max_used_bytes = 0;
+	uint64_t same_pages = 0, huge_pages = 0;
+	// io_stat, as zram's
+	uint64_t failed_reads = 0, failed_writes = 0, invalid_io = 0, notify_free = 0;
+	std::map<std::string, int64_t> unit_stat;	// units, partial_reads, ...
+	// requests per batch -> (write batches, read batches)
+	std::map<unsigned int, std::pair<uint64_t, uint64_t>> batches;
+	std::string swap_use;		// "" or the /proc/swaps line's priority
+};
+
+// "2G", "512M", "64k", "4096" -> bytes.
+Result<uint64_t> parse_bytes(const std::string &s);
+Result<SwapdevConfig> check_swapdev_config(const SwapdevConfig &c);
+// Creates, configures and sizes a device; returns its number. A device
+// that cannot be configured is removed again.
+Result<int> swapdev_create(const SysfsTree &t, const SwapdevConfig &c);
+Result<std::vector<SwapdevInfo>> swapdev_list(const SysfsTree &t);
+// Refused, naming why, while the device is swapped on or open.
+Result<void> swapdev_destroy(const SysfsTree &t, int id);
+std::string swapdev_json(const SwapdevInfo &d);
+
+} // namespace zbatch

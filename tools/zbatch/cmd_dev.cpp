@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+// zbatch dev create|list|destroy: the batched compressed swap devices.
+#include <fmt/core.h>
+
+#include "commands.hpp"
+#include "zbatch/swapdev.hpp"
+
+namespace zbatch::cli {
+
+namespace {
+
+struct DevOptions {
+	std::string size;
+	std::string codec = "lz4";
+	std::string unit = "4k";
+	int id = -1;
+};
+
+Result<int> create(const GlobalOptions &g, const DevOptions &o)
+{
+	auto size = parse_bytes(o.size);
+	if (!size)
+		return fail(EINVAL, "--size " + size.error().message);
+	SysfsTree t(g.root);
+	auto id = swapdev_create(t, {*size, o.codec, o.unit});
+	if (!id)
+		return std::unexpected(id.error());
+	if (g.json)
+		fmt::print("{{\"id\": {}, \"name\": \"zbatchswap{}\", \"device\": "
+			   "\"/dev/zbatchswap{}\"}}\n", *id, *id, *id);
+	else
+		fmt::print("/dev/zbatchswap{}: {} bytes, {}, {} units\n"
+			   "use it: mkswap /dev/zbatchswap{} && swapon -p 100 /dev/zbatchswap{}\n",
+			   *id, *size, o.codec, o.unit, *id, *id);
+	return kExitOk;
+}
+
+std::string mib(uint64_t b)
+{
+	return fmt::format("{:.1f}M", b / 1048576.0);
+}
+
+Result<int> list(const GlobalOptions &g)
+{
+	SysfsTree t(g.root);
+	auto devs = swapdev_list(t);
+	if (!devs)
+		return std::unexpected(devs.error());
+	if (g.json) {
+		fmt::print("[");
+		for (size_t i = 0; i < devs->size(); i++)
+			fmt::print("{}{}", i ? ", " : "", swapdev_json((*devs)[i]));
+		fmt::print("]\n");
+		return kExitOk;
+	}
+	if (devs->empty()) {
+		fmt::print("no zbatch swap device (create one: zbatch dev create --size 1G)\n");
+		return kExitOk;
+	}
+	fmt::print("{:<12} {:>9} {:<7} {:<5} {:>9} {:>9} {:>9} {:>6} {:>6} {:>6} {:>7}  {}\n",
+		   "device", "size", "codec", "unit", "stored", "compr", "used", "same", "huge",
+		   "units", "partial", "swap");
+	for (const auto &d : *devs) {
+		auto us = [&](const char *k) {
+			auto it = d.unit_stat.find(k);
+			return it == d.unit_stat.end() ? 0 : it->second;
+		};
+		fmt::print("{:<12} {:>9} {:<7} {:<5} {:>9} {:>9} {:>9} {:>6} {:>6} {:>6} {:>7}  {}\n",
+			   d.name, mib(d.disksize), d.codec, d.unit, mib(d.orig_bytes),
+			   mib(d.compr_bytes), mib(d.used_bytes), d.same_pages, d.huge_pages,
+			   us("units"), us("partial_reads"), d.swap_use.empty() ? "no" : "yes");
+		if (d.failed_reads || d.failed_writes)
+			fmt::print("  failed reads {}, failed writes {} (limit refusals {})\n",
+				   d.failed_reads, d.failed_writes, us("limit_refused"));
+		std::string hist;
+		for (const auto &[n, wr] : d.batches)
+			hist += fmt::format(" {}:{}/{}", n, wr.first, wr.second);
+		if (!hist.empty())
+			fmt::print("  batches (requests:writes/reads):{}\n", hist);
+	}
+	return kExitOk;
+}
+
+Result<int> destroy(const GlobalOptions &g, const DevOptions &o)
+{
+	SysfsTree t(g.root);
+	if (auto r = swapdev_destroy(t, o.id); !r)
+		return std::unexpected(r.error());
+	if (g.json)
+		fmt::print("{{\"destroyed\": \"zbatchswap{}\"}}\n", o.id);
+	else
+		fmt::print("zbatchswap{} destroyed\n", o.id);
+	return kExitOk;
+}
+
+} // namespace
+
+void add_dev(CLI::App &app, const GlobalOptions &g, Action &action)
+{
+	auto o = std::make_shared<DevOptions>();
+	auto *dev = app.add_subcommand("dev", "Batched compressed swap devices (/dev/zbatchswapN)");
+	dev->require_subcommand(1);
+	dev->footer("Documentation/admin-guide.md (swap device) has the details.\n"
+		    "Examples:\n  zbatch dev create --size 2G --codec lz4 --unit 16k\n"
+		    "  zbatch dev list --json\n  zbatch dev destroy 0");
+
+	auto *c = dev->add_subcommand("create", "Create a device; size, codec and unit are fixed "
+				      "for its life");
+	c->add_option("--size", o->size, "Capacity, e.g. 512M, 2G (required)")->required();
+	c->add_option("--codec", o->codec, "deflate, lz4, zstd or lzo (default lz4)");
+	c->add_option("--unit", o->unit,
+		      "Compression unit: 4k (per page, as zram), 16k or 64k (the pages of a large "
+		      "folio compressed together: smaller, but reading one page decompresses the "
+		      "unit) (default 4k)");
+	c->callback([&action, &g, o] { action = [&g, o] { return create(g, *o); }; });
+
+	auto *l = dev->add_subcommand("list", "Devices with their zram-style statistics and the "
+				      "batch sizes their I/O had");
+	l->callback([&action, &g] { action = [&g] { return list(g); }; });
+
+	auto *d = dev->add_subcommand("destroy", "Destroy a device (refused while swapped on or "
+				      "open)");
+	d->add_option("N", o->id, "Device number (zbatchswapN)")->required()->check(CLI::Range(0, 31));
+	d->callback([&action, &g, o] { action = [&g, o] { return destroy(g, *o); }; });
+}
+
+} // namespace zbatch::cli
