@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "zbatch/stats.hpp"
+#include "zbatch/swapdev.hpp"
 
 namespace zbatch::cli {
 
@@ -41,6 +42,28 @@ void print_table(const Stats &s)
 	}
 }
 
+// The swap devices' own statistics (zbatch dev list has every column).
+void print_swapdevs(const SysfsTree &tree)
+{
+	auto devs = swapdev_list(tree);
+	if (!devs || devs->empty())
+		return;
+	fmt::print("\nswap devices (zbatch dev list for more):\n  {:<12} {:>12} {:>12} {:>12} "
+		   "{:>8} {:>8} {:>14}\n", "device", "stored", "compressed", "used", "failed",
+		   "partial", "batches w/r");
+	for (const auto &d : *devs) {
+		uint64_t w = 0, r = 0;
+		for (const auto &[n, wr] : d.batches) {
+			w += wr.first;
+			r += wr.second;
+		}
+		auto it = d.unit_stat.find("partial_reads");
+		fmt::print("  {:<12} {:>12} {:>12} {:>12} {:>8} {:>8} {:>14}\n", d.name, d.orig_bytes,
+			   d.compr_bytes, d.used_bytes, d.failed_reads + d.failed_writes,
+			   it == d.unit_stat.end() ? 0 : it->second, fmt::format("{}/{}", w, r));
+	}
+}
+
 Result<int> run(const GlobalOptions &g, unsigned int watch, bool reset)
 {
 	SysfsTree tree(g.root);
@@ -56,10 +79,12 @@ Result<int> run(const GlobalOptions &g, unsigned int watch, bool reset)
 		auto s = read_stats(tree);
 		if (!s)
 			return std::unexpected(s.error());
-		if (g.json)
+		if (g.json) {
 			fmt::print("{}", stats_to_json(*s));
-		else
+		} else {
 			print_table(*s);
+			print_swapdevs(tree);
+		}
 		if (!watch)
 			return kExitOk;
 		std::fflush(stdout);
