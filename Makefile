@@ -48,13 +48,13 @@ tools: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 check: setup
-	@$(MAKE) --no-print-directory all canary
+	@$(MAKE) --no-print-directory all canary bench-kmod
 	@scripts/check
 
 check-unit: tools
 	@scripts/check --unit-only
 
-check-vm: kmod tools canary
+check-vm: kmod tools canary bench-kmod
 	@scripts/check --vm-only
 
 demo: setup

@@ -7,20 +7,24 @@
  * one call and polls or waits. Every request reports its own status; one bad
  * request never fails or corrupts its siblings.
  *
- *	struct zbatch_batch b;
+ *	struct zbatch_batch *b = kmalloc(sizeof(*b), GFP_KERNEL);  (~1.6 KiB)
  *
- *	zbatch_batch_init(&b, ZBATCH_CODEC_DEFAULT, 0);
+ *	zbatch_batch_init(b, ZBATCH_CODEC_DEFAULT, 0);
  *	for (i = 0; i < n; i++) {
  *		zbatch_req_init(&r[i], ZBATCH_OP_COMPRESS, src[i], PAGE_SIZE,
  *				dst[i], PAGE_SIZE);
- *		zbatch_batch_add(&b, &r[i]);
+ *		zbatch_batch_add(b, &r[i]);
  *	}
- *	zbatch_submit(&b);
- *	err = zbatch_wait(&b);		(or: while (zbatch_poll(&b) == -EINPROGRESS))
+ *	zbatch_submit(b);
+ *	err = zbatch_wait(b);		(or: while (zbatch_poll(b) == -EINPROGRESS))
  *	... r[i].status, r[i].produced ...
  *
  * Requests and the batch belong to the caller but must stay untouched from
- * zbatch_submit() until poll/wait reported completion.
+ * zbatch_submit() until poll/wait reported completion. Dispatch is per
+ * batch (Documentation/design.md): one request runs on the caller's CPU;
+ * a larger batch is handed to as many engines as its measured work pays
+ * for. zbatch_run_units() offers the segmented shape (a unit size, results
+ * in the destination SG entries) over the same core.
  */
 #ifndef _LINUX_ZBATCH_H
 #define _LINUX_ZBATCH_H
