@@ -273,6 +273,10 @@ void zbatch_cost_reset(void);
 
 /* ---- front ends and control ---- */
 int zbatch_sysfs_create(struct kobject **kobj);
+/* sysfs "a [b] c" choice lists, shared by every attribute that has one */
+ssize_t zbatch_sysfs_choice(char *buf, const char *const *names,
+			    unsigned int nr, unsigned int cur, unsigned int first);
+ssize_t zbatch_codec_choice(char *buf, unsigned int cur);
 void zbatch_sysfs_destroy(struct kobject *kobj);
 void zbatch_debugfs_create(void);
 void zbatch_debugfs_destroy(void);

@@ -544,13 +544,11 @@ static const unsigned int unit_pages[] = { 1, 4, 16 };
 static ssize_t unit_show(struct device *d, struct device_attribute *a, char *buf)
 {
 	struct zb_swapdev *z = dev_z(d);
-	unsigned int i;
-	int n = 0;
+	unsigned int i = 0;
 
-	for (i = 0; i < ARRAY_SIZE(unit_names); i++)
-		n += sysfs_emit_at(buf, n, unit_pages[i] == z->unit_pages ? "%s[%s]" : "%s%s",
-				   i ? " " : "", unit_names[i]);
-	return n + sysfs_emit_at(buf, n, "\n");
+	while (i < ARRAY_SIZE(unit_pages) - 1 && unit_pages[i] != z->unit_pages)
+		i++;
+	return zbatch_sysfs_choice(buf, unit_names, ARRAY_SIZE(unit_names), i, 0);
 }
 
 static ssize_t unit_store(struct device *d, struct device_attribute *a,
@@ -572,14 +570,7 @@ static ssize_t unit_store(struct device *d, struct device_attribute *a,
 
 static ssize_t codec_show(struct device *d, struct device_attribute *a, char *buf)
 {
-	struct zb_swapdev *z = dev_z(d);
-	unsigned int c;
-	int n = 0;
-
-	for (c = ZBATCH_CODEC_DEFAULT + 1; c < ZBATCH_CODEC_NR; c++)
-		n += sysfs_emit_at(buf, n, c == z->codec ? "%s[%s]" : "%s%s",
-				   n ? " " : "", zbatch_codec(c)->name);
-	return n + sysfs_emit_at(buf, n, "\n");
+	return zbatch_codec_choice(buf, dev_z(d)->codec);
 }
 
 static ssize_t codec_store(struct device *d, struct device_attribute *a,

@@ -22,8 +22,9 @@ static const char *const policy_names[] = {
 };
 
 /* Show a choice list with the current one in brackets, as zram does. */
-static ssize_t show_choice(char *buf, const char *const *names,
-			   unsigned int nr, unsigned int cur, unsigned int first)
+/* "a [b] c": the choices @first..@nr-1 of @names, @cur in brackets. */
+ssize_t zbatch_sysfs_choice(char *buf, const char *const *names,
+			    unsigned int nr, unsigned int cur, unsigned int first)
 {
 	unsigned int i;
 	int n = 0;
@@ -79,14 +80,20 @@ static ssize_t abi_version_show(struct kobject *k, struct kobj_attribute *a, cha
 	return sysfs_emit(buf, "%d\n", ZBATCH_ABI_VERSION);
 }
 
-static ssize_t codec_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+/* The codecs, @cur in brackets. */
+ssize_t zbatch_codec_choice(char *buf, unsigned int cur)
 {
 	const char *names[ZBATCH_CODEC_NR] = { "default" };
 	unsigned int i;
 
 	for (i = 1; i < ZBATCH_CODEC_NR; i++)
 		names[i] = zbatch_codec(i)->name;
-	return show_choice(buf, names, ZBATCH_CODEC_NR, READ_ONCE(zbatch_cfg.codec), 1);
+	return zbatch_sysfs_choice(buf, names, ZBATCH_CODEC_NR, cur, 1);
+}
+
+static ssize_t codec_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return zbatch_codec_choice(buf, READ_ONCE(zbatch_cfg.codec));
 }
 
 static ssize_t codec_store(struct kobject *k, struct kobj_attribute *a,
@@ -97,7 +104,7 @@ static ssize_t codec_store(struct kobject *k, struct kobj_attribute *a,
 
 static ssize_t sync_mode_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 {
-	return show_choice(buf, mode_names, ARRAY_SIZE(mode_names),
+	return zbatch_sysfs_choice(buf, mode_names, ARRAY_SIZE(mode_names),
 			   READ_ONCE(zbatch_cfg.sync_mode), 0);
 }
 
@@ -110,7 +117,7 @@ static ssize_t sync_mode_store(struct kobject *k, struct kobj_attribute *a,
 
 static ssize_t policy_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 {
-	return show_choice(buf, policy_names, ARRAY_SIZE(policy_names),
+	return zbatch_sysfs_choice(buf, policy_names, ARRAY_SIZE(policy_names),
 			   READ_ONCE(zbatch_cfg.policy), 0);
 }
 

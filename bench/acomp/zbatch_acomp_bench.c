@@ -18,6 +18,8 @@
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
 
+#include "../bench_page.h"
+
 #define NPAGES	256
 #define ROUNDS	15
 
@@ -28,25 +30,6 @@ MODULE_PARM_DESC(pages, "Pages per pass (1..1024)");
 static char *report;
 static size_t report_len;
 static struct dentry *dir;
-
-static void fill(u8 *p, u32 seed)
-{
-	static const char *const w[] = { "swap ", "page ", "the ", "memory ",
-		"kernel ", "batch ", "of ", "compress\n" };
-	struct rnd_state r;
-	unsigned int i = 0;
-
-	prandom_seed_state(&r, seed);
-	prandom_bytes_state(&r, p, PAGE_SIZE / 4);	/* a random quarter */
-	i = PAGE_SIZE / 4;
-	while (i < PAGE_SIZE) {
-		const char *s = w[prandom_u32_state(&r) % ARRAY_SIZE(w)];
-		unsigned int n = min_t(unsigned int, strlen(s), PAGE_SIZE - i);
-
-		memcpy(p + i, s, n);
-		i += n;
-	}
-}
 
 struct bufs {
 	u8 *src[NPAGES * 4];
@@ -210,7 +193,7 @@ static int __init bench_init(void)
 		b->dst[i] = kmalloc(PAGE_SIZE * 2, GFP_KERNEL);
 		if (!b->src[i] || !b->dst[i])
 			goto out;
-		fill(b->src[i], i);
+		zbatch_bench_fill(b->src[i], i);
 	}
 	ret = run(b);
 	if (!ret) {

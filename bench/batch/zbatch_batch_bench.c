@@ -42,6 +42,8 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
+
+#include "../bench_page.h"
 #include <linux/zbatch.h>
 
 #define MAX_PAGES	1024
@@ -100,26 +102,6 @@ static void out(const char *fmt, ...)
 	va_start(ap, fmt);
 	report_len += vscnprintf(report + report_len, REPORT_LEN - report_len, fmt, ap);
 	va_end(ap);
-}
-
-/* A random quarter, text for the rest: about what swap sees, ratio ~0.5. */
-static void fill(u8 *p, u32 seed)
-{
-	static const char *const w[] = { "swap ", "page ", "the ", "memory ",
-		"kernel ", "batch ", "of ", "compress\n" };
-	struct rnd_state r;
-	unsigned int i;
-
-	prandom_seed_state(&r, seed);
-	prandom_bytes_state(&r, p, PAGE_SIZE / 4);
-	i = PAGE_SIZE / 4;
-	while (i < PAGE_SIZE) {
-		const char *s = w[prandom_u32_state(&r) % ARRAY_SIZE(w)];
-		unsigned int n = min_t(unsigned int, strlen(s), PAGE_SIZE - i);
-
-		memcpy(p + i, s, n);
-		i += n;
-	}
 }
 
 /* CPU time so far of this thread and of the engines, exact after a sleep. */
@@ -480,7 +462,7 @@ static struct bench *bench_alloc(void)
 		b->zb.cmp[i] = kmalloc(PAGE_SIZE * 2, GFP_KERNEL);
 		if (!b->src[i] || !b->out[i] || !b->stock.cmp[i] || !b->zb.cmp[i])
 			return b;	/* bench_free() checks */
-		fill(b->src[i], i);
+		zbatch_bench_fill(b->src[i], i);
 	}
 	return b;
 }

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "commands.hpp"
+#include "zbatch/swapdev.hpp"
 #include "zbatch/sysfs.hpp"
 #include "zbatch/workload.hpp"
 
@@ -28,32 +29,13 @@ struct SwapOptions {
 	unsigned int timeout = 600;
 };
 
-Result<size_t> parse_size(const std::string &s)
-{
-	char *end = nullptr;
-	errno = 0;
-	unsigned long long v = strtoull(s.c_str(), &end, 10);
-	if (errno || end == s.c_str())
-		return fail(EINVAL, fmt::format("--size '{}': not a size (e.g. 64M, 1G)", s));
-	std::string unit(end);
-	if (unit == "K" || unit == "k")
-		v <<= 10;
-	else if (unit == "M" || unit == "m")
-		v <<= 20;
-	else if (unit == "G" || unit == "g")
-		v <<= 30;
-	else if (!unit.empty())
-		return fail(EINVAL, fmt::format("--size '{}': unknown unit '{}' (K, M, G)", s, unit));
-	return static_cast<size_t>(v);
-}
-
 Result<int> run(const GlobalOptions &g, const SwapOptions &o)
 {
 	WorkloadConfig cfg;
 	cfg.procs = o.procs;
-	auto sz = parse_size(o.size);
+	auto sz = parse_bytes(o.size);
 	if (!sz)
-		return std::unexpected(sz.error());
+		return fail(EINVAL, "--size " + sz.error().message);
 	cfg.bytes_per_proc = *sz / 4096 * 4096;
 	if (o.file.empty()) {
 		auto p = pattern_from_name(o.pattern);
