@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * IAA's deflate format: a fixed-Huffman compressor and a decoder that
+ * enforces the device's 4 KiB history (see iaa_deflate.h). The decoder is
+ * in the style of zlib's contrib/puff: canonical codes decoded bit by bit.
+ */
+#ifdef __KERNEL__
+#include <linux/string.h>
+#else
+#include <string.h>
+#endif
+
+#include "iaa_deflate.h"
+
+#define MAXBITS		15
+#define MAXLCODES	286
+#define MAXDCODES	30
+#define FIXLCODES	288
+
+static const u16 len_base[29] = {
+	3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31,
+	35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258 };
+static const u8 len_extra[29] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
+	3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0 };
+static const u16 dist_base[30] = {
+	1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193,
+	257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145,
+	8193, 12289, 16385, 24577 };
+static const u8 dist_extra[30] = {
+	0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6,
+	7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13 };
+
+/* ---- compress ---- */
+struct bitw {
+	u8 *out;
+	u32 cap, pos;
+	u32 buf;
+	unsigned int cnt;
+	int overflow;
+};
+
+static void put(struct bitw *w, u32 bits, unsigned int n)
+{
+	w->buf |= bits << w->cnt;
+	w->cnt += n;
+	while (w->cnt >= 8) {
+		if (w->pos < w->cap)
+			w->out[w->pos++] = (u8)w->buf;
+		else
+			w->overflow = 1;
+		w->buf >>= 8;
+		w->cnt -= 8;
+	}
+}
+
+/* Huffman codes go most significant bit first. */
+static void put_code(struct bitw *w, u32 code, unsigned int len)
+{
+	u32 r = 0;
+	unsigned int i;
+
+	for (i = 0; i < len; i++) {
+		r = (r << 1) | (code & 1);
+		code >>= 1;
+	}
+	put(w, r, len);
+}
+
+static void put_sym(struct bitw *w, unsigned int sym)
+{
+	if (sym < 144)
+		put_code(w, 0x30 + sym, 8);
+	else if (sym < 256)
+		put_code(w, 0x190 + sym - 144, 9);
+	else if (sym < 280)
+		put_code(w, sym - 256, 7);
+	else
+		put_code(w, 0xc0 + sym - 280, 8);
+}
+
+static void put_match(struct bitw *w, u32 len, u32 dist)
+{
+	unsigned int i = 28;
+
+	while (len_base[i] > len)
+		i--;
+	put_sym(w, 257 + i);
+	put(w, len - len_base[i], len_extra[i]);
+	i = 29;
+	while (dist_base[i] > dist)
+		i--;
+	put_code(w, i, 5);
+	put(w, dist - dist_base[i], dist_extra[i]);
+}
+
+static u32 hash4(const u8 *p)
+{
+	u32 v = p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
+
+	return (v * 2654435761u) >> (32 - IAA_HASH_BITS);
+}
+
+int iaa_fixed_compress(const u8 *src, u32 slen, u8 *dst, u32 *dlen, void *wrk)
+{
+	struct bitw w = { .out = dst, .cap = *dlen };
+	u32 *tab = wrk, i = 0;
+
+	memset(tab, 0xff, IAA_FIXED_WRK_SIZE);
+	put(&w, 1, 1);		/* BFINAL */
+	put(&w, 1, 2);		/* BTYPE 01: fixed Huffman codes */
+	while (i < slen) {
+		if (slen - i >= 4) {
+			u32 h = hash4(src + i), cand = tab[h];
+
+			tab[h] = i;
+			if (cand != ~0u && i - cand <= IAA_HISTORY &&
+			    src[cand] == src[i] && src[cand + 1] == src[i + 1] &&
+			    src[cand + 2] == src[i + 2]) {
+				u32 len = 3, max = slen - i < 258 ? slen - i : 258;
+
+				while (len < max && src[cand + len] == src[i + len])
+					len++;
+				put_match(&w, len, i - cand);
+				i += len;
+				continue;
+			}
+		}
+		put_sym(&w, src[i++]);
+	}
+	put_sym(&w, 256);
+	if (w.cnt)
+		put(&w, 0, 8 - w.cnt);
+	if (w.overflow)
+		return IAA_E_OVERFLOW;
+	*dlen = w.pos;
+	return IAA_OK;
+}
+
+/* ---- decompress ---- */
+struct state {
+	const u8 *in;
+	u32 inlen, incnt;
+	u32 bitbuf;
+	unsigned int bitcnt;
+	u8 *out;
+	u32 outlen, outcnt;
+};
+
+struct huffman {
+	u16 count[MAXBITS + 1];
+	u16 symbol[FIXLCODES];
+};
+
+static int bits(struct state *s, unsigned int need, u32 *val)
+{
+	u32 v = s->bitbuf;
+
+	while (s->bitcnt < need) {
+		if (s->incnt == s->inlen)
+			return IAA_E_TRUNCATED;
+		v |= (u32)s->in[s->incnt++] << s->bitcnt;
+		s->bitcnt += 8;
+	}
+	s->bitbuf = need < 32 ? v >> need : 0;
+	s->bitcnt -= need;
+	*val = v & ((1u << need) - 1);
+	return IAA_OK;
+}
+
+static int decode(struct state *s, const struct huffman *h)
+{
+	int code = 0, first = 0, index = 0, len, ret;
+	u32 bit;
+
+	for (len = 1; len <= MAXBITS; len++) {
+		int count = h->count[len];
+
+		ret = bits(s, 1, &bit);
+		if (ret)
+			return ret;
+		code |= (int)bit;
+		if (code - count < first)
+			return h->symbol[index + (code - first)];
+		index += count;
+		first += count;
+		first <<= 1;
+		code <<= 1;
+	}
+	return IAA_E_STREAM;	/* ran out of codes */
+}
+
+/* Build a canonical code; incomplete codes are allowed (puff's rule). */
+static int construct(struct huffman *h, const u16 *length, int n)
+{
+	u16 offs[MAXBITS + 1];
+	int sym, len, left = 1;
+
+	memset(h->count, 0, sizeof(h->count));
+	for (sym = 0; sym < n; sym++)
+		h->count[length[sym]]++;
+	if (h->count[0] == n)
+		return 0;
+	for (len = 1; len <= MAXBITS; len++) {
+		left <<= 1;
+		left -= h->count[len];
+		if (left < 0)
+			return IAA_E_STREAM;	/* over-subscribed */
+	}
+	offs[1] = 0;
+	for (len = 1; len < MAXBITS; len++)
+		offs[len + 1] = offs[len] + h->count[len];
+	for (sym = 0; sym < n; sym++)
+		if (length[sym])
+			h->symbol[offs[length[sym]]++] = (u16)sym;
+	return left;
+}
+
+static int stored(struct state *s)
+{
+	u32 len;
+
+	s->bitbuf = 0;
+	s->bitcnt = 0;
+	if (s->inlen - s->incnt < 4)
+		return IAA_E_TRUNCATED;
+	len = s->in[s->incnt] | (u32)s->in[s->incnt + 1] << 8;
+	if (s->in[s->incnt + 2] != (u8)~len || s->in[s->incnt + 3] != (u8)(~len >> 8))
+		return IAA_E_STREAM;
+	s->incnt += 4;
+	if (s->inlen - s->incnt < len)
+		return IAA_E_TRUNCATED;
+	if (s->outlen - s->outcnt < len)
+		return IAA_E_OVERFLOW;
+	memcpy(s->out + s->outcnt, s->in + s->incnt, len);
+	s->outcnt += len;
+	s->incnt += len;
+	return IAA_OK;
+}
+
+static int codes(struct state *s, const struct huffman *lencode,
+		 const struct huffman *distcode)
+{
+	int sym, ret;
+	u32 len, dist, extra;
+
+	for (;;) {
+		sym = decode(s, lencode);
+		if (sym < 0)
+			return sym;
+		if (sym < 256) {
+			if (s->outcnt == s->outlen)
+				return IAA_E_OVERFLOW;
+			s->out[s->outcnt++] = (u8)sym;
+			continue;
+		}
+		if (sym == 256)
+			return IAA_OK;
+		sym -= 257;
+		if (sym >= 29)
+			return IAA_E_STREAM;
+		ret = bits(s, len_extra[sym], &extra);
+		if (ret)
+			return ret;
+		len = len_base[sym] + extra;
+		sym = decode(s, distcode);
+		if (sym < 0)
+			return sym;
+		if (sym >= 30)
+			return IAA_E_STREAM;
+		ret = bits(s, dist_extra[sym], &extra);
+		if (ret)
+			return ret;
+		dist = dist_base[sym] + extra;
+		if (dist > IAA_HISTORY)
+			return IAA_E_HISTORY;
+		if (dist > s->outcnt)
+			return IAA_E_STREAM;
+		if (s->outlen - s->outcnt < len)
+			return IAA_E_OVERFLOW;
+		while (len--) {
+			s->out[s->outcnt] = s->out[s->outcnt - dist];
+			s->outcnt++;
+		}
+	}
+}
+
+static int fixed(struct state *s)
+{
+	struct huffman lencode, distcode;
+	u16 lengths[FIXLCODES];
+	int sym;
+
+	for (sym = 0; sym < 144; sym++)
+		lengths[sym] = 8;
+	for (; sym < 256; sym++)
+		lengths[sym] = 9;
+	for (; sym < 280; sym++)
+		lengths[sym] = 7;
+	for (; sym < FIXLCODES; sym++)
+		lengths[sym] = 8;
+	construct(&lencode, lengths, FIXLCODES);
+	for (sym = 0; sym < MAXDCODES; sym++)
+		lengths[sym] = 5;
+	construct(&distcode, lengths, MAXDCODES);
+	return codes(s, &lencode, &distcode);
+}
+
+static int dynamic(struct state *s)
+{
+	static const u8 order[19] = {
+		16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15 };
+	struct huffman lencode, distcode;
+	u16 lengths[MAXLCODES + MAXDCODES];
+	u32 nlen, ndist, ncode, v;
+	u32 index;
+	int ret, err;
+
+	if (bits(s, 5, &nlen) || bits(s, 5, &ndist) || bits(s, 4, &ncode))
+		return IAA_E_TRUNCATED;
+	nlen += 257;
+	ndist += 1;
+	ncode += 4;
+	if (nlen > MAXLCODES || ndist > MAXDCODES)
+		return IAA_E_STREAM;
+	for (index = 0; index < 19; index++) {
+		v = 0;
+		if (index < ncode && bits(s, 3, &v))
+			return IAA_E_TRUNCATED;
+		lengths[order[index]] = (u16)v;
+	}
+	if (construct(&lencode, lengths, 19) != 0)
+		return IAA_E_STREAM;	/* must be complete */
+	index = 0;
+	while (index < nlen + ndist) {
+		int sym = decode(s, &lencode);
+		u32 len = 0, rep;
+
+		if (sym < 0)
+			return sym;
+		if (sym < 16) {
+			lengths[index++] = (u16)sym;
+			continue;
+		}
+		if (sym == 16) {
+			if (index == 0)
+				return IAA_E_STREAM;
+			len = lengths[index - 1];
+			err = bits(s, 2, &rep);
+			rep += 3;
+		} else if (sym == 17) {
+			err = bits(s, 3, &rep);
+			rep += 3;
+		} else {
+			err = bits(s, 7, &rep);
+			rep += 11;
+		}
+		if (err)
+			return err;
+		if (index + rep > nlen + ndist)
+			return IAA_E_STREAM;
+		while (rep--)
+			lengths[index++] = (u16)len;
+	}
+	if (lengths[256] == 0)
+		return IAA_E_STREAM;
+	ret = construct(&lencode, lengths, (int)nlen);
+	if (ret < 0 || (ret > 0 && nlen - lencode.count[0] != 1))
+		return IAA_E_STREAM;
+	ret = construct(&distcode, lengths + nlen, (int)ndist);
+	if (ret < 0 || (ret > 0 && ndist - distcode.count[0] != 1))
+		return IAA_E_STREAM;
+	return codes(s, &lencode, &distcode);
+}
+
+int iaa_inflate(const u8 *src, u32 slen, u8 *dst, u32 *dlen,
+		u32 *blocks, int *fixed_only)
+{
+	struct state s = { .in = src, .inlen = slen, .out = dst, .outlen = *dlen };
+	u32 last, type, nblocks = 0;
+	int ret, all_fixed = 1;
+
+	do {
+		if (bits(&s, 1, &last) || bits(&s, 2, &type))
+			return IAA_E_TRUNCATED;
+		nblocks++;
+		if (type != 1)
+			all_fixed = 0;
+		if (type == 0)
+			ret = stored(&s);
+		else if (type == 1)
+			ret = fixed(&s);
+		else if (type == 2)
+			ret = dynamic(&s);
+		else
+			ret = IAA_E_STREAM;
+		if (ret)
+			return ret;
+	} while (!last);
+	*dlen = s.outcnt;
+	if (blocks)
+		*blocks = nblocks;
+	if (fixed_only)
+		*fixed_only = all_fixed;
+	return IAA_OK;
+}

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+// IAA's deflate format rules, on the host: what the hardware test double
+// writes is what IAA writes (one final fixed-Huffman block, matches within
+// the 4 KiB history) and any inflate reads it; what zbatch's software
+// deflate writes (raw, 4 KiB window) is what IAA's decoder accepts; and a
+// stream IAA would refuse (a distance beyond 4 KiB) is refused.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "iaa_deflate.h"
+}
+
+namespace {
+
+std::vector<uint8_t> page(unsigned kind, size_t len, uint32_t seed)
+{
+	std::vector<uint8_t> p(len);
+	std::mt19937 rng(seed);
+	static const char *words[] = {"swap ", "page ", "zbatch ", "folio ", "IAA ",
+				      "deflate ", "batch ", "\n"};
+	size_t i = 0;
+
+	switch (kind) {
+	case 0:	// text
+		while (i < len) {
+			const char *w = words[rng() % 8];
+			for (; *w && i < len; w++)
+				p[i++] = static_cast<uint8_t>(*w);
+		}
+		break;
+	case 1:	// random: incompressible
+		for (auto &b : p)
+			b = static_cast<uint8_t>(rng());
+		break;
+	case 2:	// zero with sparse words
+		for (i = 0; i < len; i += 64 + rng() % 64)
+			p[i] = static_cast<uint8_t>(rng());
+		break;
+	default:	// small alphabet runs
+		for (auto &b : p)
+			b = static_cast<uint8_t>('a' + rng() % 4);
+	}
+	return p;
+}
+
+// Raw deflate with zlib, the software codec's settings (window 2^wbits).
+std::vector<uint8_t> zlib_deflate(const std::vector<uint8_t> &in, int level, int wbits)
+{
+	z_stream s{};
+	std::vector<uint8_t> out(in.size() * 2 + 64);
+
+	EXPECT_EQ(deflateInit2(&s, level, Z_DEFLATED, -wbits, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	s.next_in = const_cast<Bytef *>(in.data());
+	s.avail_in = static_cast<uInt>(in.size());
+	s.next_out = out.data();
+	s.avail_out = static_cast<uInt>(out.size());
+	EXPECT_EQ(deflate(&s, Z_FINISH), Z_STREAM_END);
+	out.resize(s.total_out);
+	deflateEnd(&s);
+	return out;
+}
+
+bool zlib_inflate(const std::vector<uint8_t> &in, std::vector<uint8_t> &out)
+{
+	z_stream s{};
+
+	if (inflateInit2(&s, -15) != Z_OK)
+		return false;
+	s.next_in = const_cast<Bytef *>(in.data());
+	s.avail_in = static_cast<uInt>(in.size());
+	s.next_out = out.data();
+	s.avail_out = static_cast<uInt>(out.size());
+	int ret = inflate(&s, Z_FINISH);
+	out.resize(s.total_out);
+	inflateEnd(&s);
+	return ret == Z_STREAM_END;
+}
+
+std::vector<uint8_t> iaa_compress(const std::vector<uint8_t> &in, int *err)
+{
+	std::vector<uint8_t> out(in.size() * 2 + 64);
+	std::vector<uint8_t> wrk(IAA_FIXED_WRK_SIZE);
+	uint32_t dlen = static_cast<uint32_t>(out.size());
+
+	*err = iaa_fixed_compress(in.data(), static_cast<uint32_t>(in.size()), out.data(),
+				  &dlen, wrk.data());
+	out.resize(*err ? 0 : dlen);
+	return out;
+}
+
+}  // namespace
+
+TEST(IaaFormat, FixedCompressIsOneFinalFixedBlockThatZlibInflates)
+{
+	for (unsigned kind = 0; kind < 4; kind++) {
+		for (size_t len : {1ul, 100ul, 4096ul, 16384ul, 65536ul}) {
+			auto in = page(kind, len, static_cast<uint32_t>(kind * 7 + len));
+			int err;
+			auto c = iaa_compress(in, &err);
+			ASSERT_EQ(err, IAA_OK) << kind << "/" << len;
+			// the first three bits: BFINAL=1, BTYPE=01
+			EXPECT_EQ(c[0] & 7, 3) << kind << "/" << len;
+			std::vector<uint8_t> back(len);
+			ASSERT_TRUE(zlib_inflate(c, back)) << kind << "/" << len;
+			EXPECT_EQ(back, in);
+			// IAA's own decoder agrees, and sees one fixed block
+			std::vector<uint8_t> dec(len);
+			uint32_t dlen = static_cast<uint32_t>(len), blocks = 0;
+			int fixed_only = 0;
+			ASSERT_EQ(iaa_inflate(c.data(), static_cast<uint32_t>(c.size()), dec.data(),
+					      &dlen, &blocks, &fixed_only), IAA_OK);
+			EXPECT_EQ(blocks, 1u);
+			EXPECT_EQ(fixed_only, 1);
+			EXPECT_EQ(dec, in);
+		}
+	}
+}
+
+TEST(IaaFormat, TextCompressesAndRandomOverflowsASmallBuffer)
+{
+	auto text = page(0, 4096, 1);
+	int err;
+	auto c = iaa_compress(text, &err);
+	ASSERT_EQ(err, IAA_OK);
+	EXPECT_LT(c.size(), 2048u);
+
+	auto rnd = page(1, 4096, 2);
+	std::vector<uint8_t> out(4096), wrk(IAA_FIXED_WRK_SIZE);
+	uint32_t dlen = 4096;
+	EXPECT_EQ(iaa_fixed_compress(rnd.data(), 4096, out.data(), &dlen, wrk.data()),
+		  IAA_E_OVERFLOW);
+	dlen = 0;
+	EXPECT_EQ(iaa_fixed_compress(rnd.data(), 4096, out.data(), &dlen, wrk.data()),
+		  IAA_E_OVERFLOW);
+}
+
+// zbatch's software deflate: raw, window 2^12, any level. IAA decodes it.
+TEST(IaaFormat, SoftwareDeflateWithA4KWindowIsAcceptedByIaa)
+{
+	for (int level : {1, 6, 9}) {
+		for (unsigned kind = 0; kind < 4; kind++) {
+			for (size_t len : {4096ul, 16384ul, 65536ul}) {
+				auto in = page(kind, len, static_cast<uint32_t>(level + kind + len));
+				auto c = zlib_deflate(in, level, 12);
+				std::vector<uint8_t> dec(len);
+				uint32_t dlen = static_cast<uint32_t>(len);
+				ASSERT_EQ(iaa_inflate(c.data(), static_cast<uint32_t>(c.size()),
+						      dec.data(), &dlen, nullptr, nullptr), IAA_OK)
+					<< "level " << level << " kind " << kind << " len " << len;
+				EXPECT_EQ(dec, in);
+			}
+		}
+	}
+}
+
+// A 32 KiB window reaches past IAA's history on long inputs: IAA refuses.
+TEST(IaaFormat, DistanceBeyondTheHistoryIsRefused)
+{
+	// 8 KiB of random bytes repeated: the repeat matches 8 KiB back
+	auto half = page(1, 8192, 3);
+	std::vector<uint8_t> in(half);
+	in.insert(in.end(), half.begin(), half.end());
+	auto c = zlib_deflate(in, 9, 15);
+	ASSERT_LT(c.size(), 12000u) << "zlib should have matched 8 KiB back";
+	std::vector<uint8_t> dec(in.size());
+	uint32_t dlen = static_cast<uint32_t>(in.size());
+	EXPECT_EQ(iaa_inflate(c.data(), static_cast<uint32_t>(c.size()), dec.data(), &dlen,
+			      nullptr, nullptr), IAA_E_HISTORY);
+	// the same input with a 4 KiB window is fine
+	auto c12 = zlib_deflate(in, 9, 12);
+	dlen = static_cast<uint32_t>(in.size());
+	EXPECT_EQ(iaa_inflate(c12.data(), static_cast<uint32_t>(c12.size()), dec.data(), &dlen,
+			      nullptr, nullptr), IAA_OK);
+	EXPECT_EQ(dec, in);
+}
+
+TEST(IaaFormat, GarbageTruncationAndSmallOutputAreErrorsNotCrashes)
+{
+	auto in = page(0, 4096, 4);
+	int err;
+	auto c = iaa_compress(in, &err);
+	ASSERT_EQ(err, IAA_OK);
+	std::vector<uint8_t> dec(4096);
+	uint32_t dlen;
+
+	for (size_t cut = 0; cut < c.size(); cut += 7) {
+		dlen = 4096;
+		EXPECT_NE(iaa_inflate(c.data(), static_cast<uint32_t>(cut), dec.data(), &dlen,
+				      nullptr, nullptr), IAA_OK) << cut;
+	}
+	dlen = 1000;
+	EXPECT_EQ(iaa_inflate(c.data(), static_cast<uint32_t>(c.size()), dec.data(), &dlen,
+			      nullptr, nullptr), IAA_E_OVERFLOW);
+	std::mt19937 rng(5);
+	for (int i = 0; i < 2000; i++) {
+		std::vector<uint8_t> g(1 + rng() % 200);
+		for (auto &b : g)
+			b = static_cast<uint8_t>(rng());
+		dlen = 4096;
+		(void)iaa_inflate(g.data(), static_cast<uint32_t>(g.size()), dec.data(), &dlen,
+				  nullptr, nullptr);
+		EXPECT_LE(dlen, 4096u);
+	}
+	// BTYPE 11 is reserved
+	uint8_t bad = 0x07;
+	dlen = 4096;
+	EXPECT_EQ(iaa_inflate(&bad, 1, dec.data(), &dlen, nullptr, nullptr), IAA_E_STREAM);
+}
