@@ -31,6 +31,7 @@ kmod:
 
 canary:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/vm/canary modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/iaa_double modules
 
 # The batch benchmark calls zbatch's exported API: modpost needs its symbols,
 # and reruns only when its own Module.symvers is gone (zbatch's symbol CRCs
@@ -71,6 +72,7 @@ checkpatch:
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/vm/canary clean
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/iaa_double clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/bench/acomp clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/bench/batch clean
 	rm -rf $(BUILD)
