@@ -15,12 +15,22 @@
  * a deliberate takeover, and the crypto manager then runs the base
  * algorithm's test vectors on it at registration.
  *
- * Every call is one request through the batch core, inline on the calling
- * CPU with the transform's own preallocated workspace (acomp_inline=1,
- * the default, and always when called in atomic context), or through the
- * engines. Decompression never fails on data
- * zbatch produced for want of memory or an engine: workspaces exist
- * before the first call, and a failed engine run is redone inline.
+ * Every call is one request through the batch core: on IAA when the IAA
+ * executor runs the codec (exec_iaa.c), else inline on the calling CPU
+ * with the transform's own preallocated workspace (acomp_inline=1, the
+ * default), or through the engines. Decompression never fails on data
+ * zbatch produced for want of memory, an engine or a device: workspaces
+ * exist before the first call, and a failed run is redone inline.
+ *
+ * Calling context: the algorithms are asynchronous (CRYPTO_ALG_ASYNC), as
+ * iaa_crypto's, and like it may sleep in every call. That is the contract
+ * zswap keeps with asynchronous algorithms: it calls them under its
+ * per-CPU mutex, and copies a compressed object out of zsmalloc before
+ * decompressing it rather than calling from inside the atomic mapping
+ * (mm/zswap.c, acomp_ctx->is_sleepable). Calls complete before they
+ * return (never -EINPROGRESS), which crypto_wait_req() accepts. Nothing
+ * guesses its context: a caller that cannot sleep must not use an
+ * asynchronous algorithm.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -64,20 +74,10 @@ static int zb_run(struct acomp_req *areq, enum zbatch_op op)
 	void *src = sg_linear(areq->src, areq->slen);
 	void *dst = sg_linear(areq->dst, areq->dlen);
 	unsigned int dlen = min_t(unsigned int, areq->dlen, ZBATCH_MAX_LEN);
-	bool inline_run = READ_ONCE(zbatch_acomp_inline);
+	bool inline_run = READ_ONCE(zbatch_acomp_inline) && !zbatch_iaa_serves(t->codec);
 	int ret;
 
-	/*
-	 * These algorithms are synchronous (no CRYPTO_ALG_ASYNC), so callers
-	 * may call from atomic context: zswap 6.12 decompresses straight from
-	 * a zsmalloc mapping held with preemption off. Waiting for an engine
-	 * sleeps; there, only the inline path is allowed.
-	 */
-	if (!inline_run && !preemptible()) {
-		inline_run = true;
-		zbatch_stat_add(&zbatch_gstats, ZST_ATOMIC_INLINE, 1);
-	}
-
+	might_sleep();
 	if (!src || !dst || !areq->slen || areq->slen > ZBATCH_MAX_LEN || !dlen)
 		return -EINVAL;
 	zbatch_req_init(&r->req, op, src, areq->slen, dst, dlen);
@@ -91,7 +91,8 @@ static int zb_run(struct acomp_req *areq, enum zbatch_op op)
 			ret = zbatch_wait(&r->batch);
 		/*
 		 * zswap BUG()s on a failed decompress: a failure on the
-		 * engine path is redone inline before anything is reported.
+		 * engine or device path is redone inline before anything is
+		 * reported.
 		 */
 		if (ret && op == ZBATCH_OP_DECOMPRESS) {
 			zbatch_stat_add(&zbatch_gstats, ZST_SW_FALLBACKS, 1);
@@ -147,6 +148,7 @@ ZB_ALG_INIT(lzo, ZBATCH_CODEC_LZO)
 	.reqsize = sizeof(struct zb_req), \
 	.base = { \
 		.cra_driver_name = #pfx "-zbatch", \
+		.cra_flags = CRYPTO_ALG_ASYNC, \
 		.cra_ctxsize = sizeof(struct zb_tfm), \
 		.cra_module = THIS_MODULE, \
 	}, \

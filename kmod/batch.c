@@ -144,8 +144,8 @@ EXPORT_SYMBOL_GPL(zbatch_batch_add);
  *
  * From what dispatch can use: the smallest batch of 4 KiB pages that the
  * measured costs hand to every engine able to help this CPU (plan.h); 1
- * when no engine can help. Up to ZBATCH_MAX_BATCH requests are accepted in
- * any case.
+ * when no engine can help; ZBATCH_IAA_BATCH when IAA runs @codec. Up to
+ * ZBATCH_MAX_BATCH requests are accepted in any case.
  *
  * Return: 1..ZBATCH_MAX_BATCH.
  */
@@ -156,6 +156,8 @@ unsigned int zbatch_codec_batch_size(unsigned int codec, enum zbatch_op op)
 
 	if (codec == ZBATCH_CODEC_DEFAULT)
 		codec = READ_ONCE(zbatch_cfg.codec);
+	if (zbatch_iaa_serves(codec))
+		return ZBATCH_IAA_BATCH;
 	avail = wq ? zbatch_wq_helpers(wq, raw_smp_processor_id(), NULL) : 0;
 	return zbatch_plan_batch_size(zbatch_cost_work(codec, op, PAGE_SIZE),
 				      zbatch_cost_handoff_ns(), avail,
@@ -184,7 +186,8 @@ EXPORT_SYMBOL_GPL(zbatch_batch_size);
  * check_completion(): output overflow is -ENOSPC (the caller stores the
  * page raw), a stream the decompressor refuses -EBADMSG, a verify mismatch
  * -EIO, the watchdog -ETIMEDOUT, an address fault -EFAULT, a descriptor the
- * device refuses (opcode, flags, sizes) -EINVAL.
+ * device refuses (opcode, flags, sizes) -EINVAL; one an executor gave back
+ * undone (ZBATCH_CR_OFFLOAD) -EIO, or -ETIMEDOUT after a timeout.
  *
  * Return: 0, a negative errno, or -EINPROGRESS while the status is 0.
  */
@@ -202,6 +205,8 @@ int zbatch_cr_errno(const struct iax_completion_record *cr, bool compress)
 		return -ENOSPC;
 	case ZBATCH_CR_WATCHDOG:
 		return -ETIMEDOUT;
+	case ZBATCH_CR_OFFLOAD:
+		return cr->error_code == ZBATCH_OFFLOAD_TIMEOUT ? -ETIMEDOUT : -EIO;
 	case IAX_COMP_ANALYTICS_ERROR:
 		switch (cr->error_code) {
 		case ZBATCH_CR_ERR_COMP_OVERFLOW:
@@ -335,12 +340,19 @@ static struct zbatch_req *desc_req(struct iax_hw_desc *d)
 	return container_of(d, struct zbatch_req, desc);
 }
 
-/* Cut the job into the submitter's slice and @k helpers' slices. */
-static void job_split(struct zbatch_job *job, unsigned int k)
+/*
+ * Cut the job into the submitter's slice and @k helpers' slices; a device
+ * (@device) takes everything in one slice.
+ */
+static void job_split(struct zbatch_job *job, unsigned int k, bool device)
 {
 	unsigned int sizes[ZBATCH_MAX_SLICES], i, first = 0;
 
-	if (k && READ_ONCE(zbatch_handoff) == ZBATCH_HANDOFF_ALWAYS) {
+	if (device) {
+		k = 1;
+		sizes[0] = 0;
+		sizes[1] = job->nr;
+	} else if (k && READ_ONCE(zbatch_handoff) == ZBATCH_HANDOFF_ALWAYS) {
 		/* tests: every descriptor goes to an engine */
 		sizes[0] = 0;
 		for (i = 1; i <= k; i++)
@@ -463,7 +475,21 @@ static void job_tidy(struct zbatch_batch *batch)
 		struct iax_hw_desc *d;
 		unsigned int n = 0;
 
-		if (!wq || !READ_ONCE(s->posted))
+		if (!wq)
+			continue;
+		if (wq->ops->expire) {
+			/* a device: its descriptors are in flight, not queued */
+			limit = (u64)READ_ONCE(zbatch_cfg.timeout_ms) * NSEC_PER_MSEC;
+			if (!now)
+				now = local_clock();
+			if (now - batch->submit_ns >= limit && wq->ops->expire(wq, job)) {
+				batch->timed_out = true;
+				zbatch_stat_add(&zbatch_gstats, ZST_TIMEOUTS, 1);
+				zbatch_stat_add(&wq->stats, ZST_TIMEOUTS, 1);
+			}
+			continue;
+		}
+		if (!READ_ONCE(s->posted))
 			continue;
 		if (zbatch_slice_empty(s)) {
 			if (wq->ops->unpost(wq, s))
@@ -511,6 +537,37 @@ static enum zbatch_hist mode_hist(int mode, bool batch)
 	return batch ? ZH_BATCH_IRQ : ZH_REQ_IRQ;
 }
 
+/*
+ * Redo in software what a device gave back undone (ZBATCH_CR_OFFLOAD):
+ * nothing is lost to a device error or timeout.
+ */
+static void batch_redo(struct zbatch_batch *batch)
+{
+	struct zbatch_ctx *ctx = NULL;
+	struct zbatch_req *req;
+	unsigned int n = 0;
+
+	if (batch->flags & ZBATCH_F_NO_FALLBACK)
+		return;
+	list_for_each_entry(req, &batch->reqs, chain) {
+		if (READ_ONCE(req->cr.status) != ZBATCH_CR_OFFLOAD)
+			continue;
+		if (!ctx)
+			ctx = zbatch_ctx_get();
+		if (!ctx)
+			return;	/* the records keep saying -EIO */
+		memset(&req->cr, 0, sizeof(req->cr));
+		zbatch_sw_run(ctx, &req->desc, batch->codec, batch->job.verify);
+		n++;
+	}
+	if (ctx)
+		zbatch_ctx_put(ctx);
+	if (n) {
+		zbatch_stat_add(&zbatch_gstats, ZST_SW_FALLBACKS, n);
+		zbatch_iaa_redone(n);
+	}
+}
+
 /* Every record is written: gather the outcomes once. */
 static int batch_finish(struct zbatch_batch *batch)
 {
@@ -523,6 +580,7 @@ static int batch_finish(struct zbatch_batch *batch)
 	/* pairs with the last zbatch_job_release(): nobody touches the job */
 	spin_lock_irq(&job->waitq.lock);
 	spin_unlock_irq(&job->waitq.lock);
+	batch_redo(batch);
 	list_for_each_entry(req, &batch->reqs, chain) {
 		req->status = zbatch_cr_errno(&req->cr, req->op == ZBATCH_OP_COMPRESS);
 		req->produced = req->status ? 0 : req->cr.output_size;
@@ -566,10 +624,11 @@ static bool batch_done(struct zbatch_batch *batch)
  * zbatch_submit() - submit every request of a batch
  * @batch: a batch of 1..ZBATCH_MAX_BATCH requests
  *
- * Builds a descriptor per request, decides from measured costs how many
- * engines the batch is worth handing to (none for one request, or when
- * the work would not pay for a wake-up), posts one slice per helper and
- * returns. A batch nobody helps runs here, now. In sync mode the
+ * Builds a descriptor per request. When IAA runs the codec (exec_iaa.c)
+ * every descriptor is submitted to it at once. Otherwise it decides from
+ * measured costs how many engines the batch is worth handing to (none for
+ * one request, or when the work would not pay for a wake-up), posts one
+ * slice per helper and returns. A batch nobody helps runs here, now. In sync mode the
  * submitter then runs its own slice and waits, as zbatch_wait(); in the
  * async modes its slice waits for zbatch_poll()/zbatch_wait() (or for an
  * engine that finished its own and steals it).
@@ -586,7 +645,7 @@ int zbatch_submit(struct zbatch_batch *batch)
 	unsigned int codec = batch->codec, k = 0, nr = 0;
 	struct zbatch_wq *wq = NULL;
 	struct zbatch_req *req;
-	bool sampled;
+	bool sampled, device = false;
 	u64 work = 0;
 
 	might_sleep();
@@ -634,7 +693,12 @@ int zbatch_submit(struct zbatch_batch *batch)
 	job->cpu = raw_smp_processor_id();
 	batch->desc_ns = nr ? div_u64(work, nr) : 0;
 	zbatch_stats_batch(batch->nr);
-	if (nr > 1 || (nr && READ_ONCE(zbatch_handoff) == ZBATCH_HANDOFF_ALWAYS)) {
+	wq = nr ? zbatch_iaa_get(codec) : NULL;
+	if (wq) {
+		/* IAA runs it: every descriptor goes to the device at once */
+		device = true;
+		k = 1;
+	} else if (nr > 1 || (nr && READ_ONCE(zbatch_handoff) == ZBATCH_HANDOFF_ALWAYS)) {
 		unsigned int avail, polling;
 
 		wq = zbatch_wq_pick(desc_req(job->desc[0])->op);
@@ -643,7 +707,7 @@ int zbatch_submit(struct zbatch_batch *batch)
 			k = zbatch_cost_helpers(work, nr, avail, polling);
 		}
 	}
-	job_split(job, k);
+	job_split(job, k, device);
 	atomic_set(&job->pending, nr + job_posts(job));
 	if (sampled) {
 		if (nr)
@@ -654,6 +718,8 @@ int zbatch_submit(struct zbatch_batch *batch)
 		if (!batch->submit_ns)
 			batch->submit_ns = local_clock();	/* for the timeout */
 		job_post(batch, wq);
+		if (device)
+			zbatch_iaa_put();
 	} else {
 		zbatch_stat_add(&zbatch_gstats, ZST_INLINE_BATCHES, 1);
 		drain_here(batch, UINT_MAX);

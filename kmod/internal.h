@@ -11,6 +11,9 @@
  *   zbatch_job.waitq.lock: the release of a job's pending count
  *     (zbatch_job_release()); taken alone.
  *   ctx_pool_lock (mutex, codec.c): the submitter context pool; alone.
+ *   iaa.lock (mutex, exec_iaa.c): IAA attach/detach; a probe under it
+ *     submits batches (so takes the WQ and job locks and ctx_pool_lock).
+ *   iaa_inst.free_lock (spinlock, irqsave): IAA's free slots; alone.
  */
 #ifndef _ZBATCH_INTERNAL_H
 #define _ZBATCH_INTERNAL_H
@@ -63,7 +66,6 @@ enum zbatch_stat {
 	ZST_HANDOFFS,		/* slices posted to engines (one wake-up each) */
 	ZST_INLINE_BATCHES,	/* batches run on the submitter only */
 	ZST_INLINE,		/* run on the calling CPU by request (acomp) */
-	ZST_ATOMIC_INLINE,	/* acomp engine path asked, caller atomic */
 	ZST_ERR_NOSPC,
 	ZST_ERR_BADMSG,
 	ZST_ERR_INVAL,
@@ -245,6 +247,17 @@ void zbatch_sw_stop(struct zbatch_dev *dev);
 unsigned int zbatch_sw_drain(struct zbatch_ctx *ctx, struct zbatch_job *job,
 			     struct zbatch_slice *own, unsigned int max,
 			     unsigned int *stolen);
+
+/* ---- the IAA executor (exec_iaa.c) ---- */
+extern const struct zbatch_exec_ops zbatch_exec_iaa;
+/* IAA batches: what one submit hands the device (the seeds' 8 per IAA, x2) */
+#define ZBATCH_IAA_BATCH	16
+int zbatch_iaa_create(struct kobject *parent);
+void zbatch_iaa_destroy(void);
+struct zbatch_wq *zbatch_iaa_get(unsigned int codec);
+void zbatch_iaa_put(void);
+bool zbatch_iaa_serves(unsigned int codec);
+void zbatch_iaa_redone(unsigned int n);
 
 /* ---- dispatch costs (cost.c), decisions (plan.c, pure) ---- */
 #include "plan.h"

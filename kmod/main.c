@@ -42,9 +42,12 @@ static int __init zbatch_init(void)
 	ret = zbatch_wq_create(zbatch_kobj);
 	if (ret)
 		goto err_sysfs;
-	ret = zbatch_chardev_create();
+	ret = zbatch_iaa_create(zbatch_kobj);
 	if (ret)
 		goto err_wq;
+	ret = zbatch_chardev_create();
+	if (ret)
+		goto err_iaa;
 	ret = zbatch_acomp_create();
 	if (ret)
 		goto err_chardev;
@@ -63,6 +66,8 @@ err_acomp:
 	zbatch_acomp_destroy();
 err_chardev:
 	zbatch_chardev_destroy();
+err_iaa:
+	zbatch_iaa_destroy();
 err_wq:
 	zbatch_wq_destroy();
 err_sysfs:
@@ -78,6 +83,7 @@ static void __exit zbatch_exit(void)
 	zbatch_swapdev_destroy();
 	zbatch_acomp_destroy();
 	zbatch_chardev_destroy();
+	zbatch_iaa_destroy();
 	zbatch_wq_destroy();
 	zbatch_ctx_pool_destroy();
 	zbatch_selftest_destroy();

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The executor contract: the one seam between the batch core and whatever
- * runs descriptors (the software engines of exec_sw.c today, IAA next).
+ * runs descriptors (the software engines of exec_sw.c, IAA through iaa_crypto in exec_iaa.c).
  *
  * The core turns each request of a batch into an IAA descriptor
  * (struct iax_hw_desc, <uapi/linux/idxd.h>) whose completion_addr points at
@@ -44,6 +44,14 @@
 #define ZBATCH_CR_ERR_BADSTREAM		0xf0	/* corrupt or truncated input */
 #define ZBATCH_CR_ERR_VERIFY		0xf1	/* verify_compress mismatch */
 #define ZBATCH_CR_ERR_NOMEM		0xf2	/* no workspace for the codec */
+/*
+ * Status: the executor gave the descriptor back undone (a device error,
+ * a buffer the device cannot reach, a timeout); the core redoes it in
+ * software unless the batch says ZBATCH_F_NO_FALLBACK. error_code says why.
+ */
+#define ZBATCH_CR_OFFLOAD		0xf3
+#define ZBATCH_OFFLOAD_ERROR		1	/* the driver reported an error */
+#define ZBATCH_OFFLOAD_TIMEOUT		2	/* abandoned at the timeout */
 
 /* Most slices a job is cut into: the submitter's and 15 executors'. */
 #define ZBATCH_MAX_SLICES	16
@@ -100,12 +108,20 @@ struct zbatch_job {
  * it). A slice is stealable when the core or other executors may claim
  * its unclaimed descriptors: true for software engines, false for a
  * device that owns its descriptors once submitted.
+ *
+ * A device executor (IAA) submits every descriptor it can claim in post()
+ * and releases the slice there; the ones left unclaimed (the device is
+ * full) stay stealable. Its expire() gives back, as ZBATCH_CR_OFFLOAD
+ * records (timeout), what @job still has on the device once the batch
+ * waited past the timeout, and returns how many; NULL for executors whose
+ * slices unpost() takes back instead.
  */
 struct zbatch_exec_ops {
 	const char *name;
 	int (*post)(struct zbatch_wq *wq, struct zbatch_slice *s);
 	bool (*unpost)(struct zbatch_wq *wq, struct zbatch_slice *s);
 	bool (*stealable)(struct zbatch_wq *wq);
+	unsigned int (*expire)(struct zbatch_wq *wq, struct zbatch_job *job);
 };
 
 /* Claim the next unclaimed descriptor of @s, or NULL when none is left. */

@@ -59,3 +59,49 @@ TEST(Status, LayoutParamsAlgorithmsAndZswap)
 	auto json = zbatch::status_to_json(*st);
 	EXPECT_NE(json.find("\"uses_zbatch\": true"), std::string::npos) << json;
 }
+
+TEST(Status, ExecutorPerCodecFollowsTheIaaState)
+{
+	FakeTree t;
+	t.put("/sys/kernel/zbatch/version", "0.3.0\n");
+	t.put("/sys/kernel/zbatch/codec", "deflate [lz4] zstd lzo\n");
+	t.put("/sys/kernel/zbatch/iaa/driver", "deflate-iaa\n");
+	t.put("/sys/kernel/zbatch/iaa/state", "disabled offline probing [online]\n");
+	t.put("/sys/kernel/zbatch/iaa/reason", "deflate-iaa passed its probe\n");
+	zbatch::SysfsTree tree(t.root());
+	auto st = zbatch::read_status(tree);
+	ASSERT_TRUE(st) << st.error().message;
+	EXPECT_EQ(st->iaa.state, "online");
+	auto rows = zbatch::executor_table(*st);
+	ASSERT_EQ(rows.size(), 4u);
+	EXPECT_EQ(rows[0].codec, "deflate");
+	EXPECT_EQ(rows[0].executor, "iaa");
+	EXPECT_EQ(rows[0].why, "deflate-iaa, online");
+	EXPECT_EQ(rows[1].codec, "lz4");
+	EXPECT_EQ(rows[1].executor, "software engines");
+	EXPECT_EQ(rows[1].why, "IAA runs deflate only");
+
+	t.put("/sys/kernel/zbatch/iaa/state", "disabled [offline] probing online\n");
+	t.put("/sys/kernel/zbatch/iaa/reason", "deflate-iaa is not registered \"quoted\"\n");
+	st = zbatch::read_status(tree);
+	ASSERT_TRUE(st);
+	rows = zbatch::executor_table(*st);
+	EXPECT_EQ(rows[0].executor, "software engines");
+	EXPECT_EQ(rows[0].why, "IAA offline: deflate-iaa is not registered \"quoted\"");
+	auto json = zbatch::status_to_json(*st);
+	EXPECT_NE(json.find("\"why\": \"IAA offline: deflate-iaa is not registered \\\"quoted\\\"\""),
+		  std::string::npos) << json;
+}
+
+TEST(Status, OlderModuleWithoutIaaSaysSo)
+{
+	FakeTree t;
+	t.put("/sys/kernel/zbatch/version", "0.2.0\n");
+	t.put("/sys/kernel/zbatch/codec", "[deflate] lz4\n");
+	zbatch::SysfsTree tree(t.root());
+	auto st = zbatch::read_status(tree);
+	ASSERT_TRUE(st);
+	auto rows = zbatch::executor_table(*st);
+	ASSERT_EQ(rows.size(), 2u);
+	EXPECT_EQ(rows[0].why, "this module has no IAA executor");
+}

@@ -21,14 +21,14 @@ TEST(Cli, LoadUnloadWithParameters)
 	EXPECT_EQ(bad.status, 1) << bad.output;
 	EXPECT_NE(bad.output.find("zbatch: error: loading"), std::string::npos) << bad.output;
 	EXPECT_EQ(run(kCli + " load -p nonsense").status, 1);
-	auto ld = run(kCli + " load -p devices=2 -p engines=1 -p wqs=2");
+	auto ld = run(kCli + " load -p devices=2 -p engines=1 -p wqs=2" + load_params());
 	ASSERT_EQ(ld.status, 0) << ld.output;
 	EXPECT_EQ(sysfs_read(kSys + "/nr_devices"), "2");
 	auto list = run(kCli + " wq list");
 	EXPECT_NE(list.output.find("dev1/wq1"), std::string::npos) << list.output;
 	EXPECT_NE(list.output.find("IAA hardware: none found"), std::string::npos) << list.output;
 	ASSERT_EQ(run(kCli + " unload").status, 0);
-	ASSERT_EQ(run(kCli + " load " + kKo).status, 0);
+	ASSERT_EQ(run(kCli + " load " + kKo + load_params()).status, 0);
 }
 
 TEST(Cli, ConfigSetGetSaveLoad)

@@ -48,7 +48,7 @@ TEST(Module, HundredLoadUnloadCyclesKeepSlabFlat)
 		auto rm = run("rmmod zbatch");
 		if (rm.status != 0)
 			return rm.output;
-		auto ins = run("insmod " + kKo);
+		auto ins = run(kInsmod);
 		return ins.status == 0 ? std::string() : ins.output;
 	};
 	for (int i = 0; i < 5; i++)
@@ -71,7 +71,7 @@ TEST(Module, UnloadReloadCycles)
 		EXPECT_EQ(r.status, 1) << r.output;
 		EXPECT_NE(r.output.find("zbatch: error: module zbatch is not loaded"),
 			  std::string::npos) << r.output;
-		auto ins = run("insmod " + kKo);
+		auto ins = run(kInsmod);
 		ASSERT_EQ(ins.status, 0) << ins.output;
 	}
 	EXPECT_EQ(run(kCli + " status").status, 0);

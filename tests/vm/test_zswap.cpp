@@ -115,11 +115,11 @@ TEST(Zswap, EnginePathUnderSwapPressure)
 	auto after = zbatch_stats();
 	int64_t zswpout = r->vmstat_delta["zswpout"];
 	EXPECT_GT(zswpout, 5000);
-	// compress (sleepable in zswap) went through the WQs; decompress from
-	// a zsmalloc mapping (atomic) ran inline: atomic_inline_runs counts it
+	// the algorithms are asynchronous, so zswap calls both directions
+	// where they may sleep (decompress after copying out of zsmalloc):
+	// nothing runs inline on this path
 	auto d = [&](const char *k) { return after[k] - before[k]; };
-	EXPECT_LT(d("inline_runs") - d("atomic_inline_runs"), zswpout / 10);
-	EXPECT_GT(d("atomic_inline_runs"), 0);
+	EXPECT_LT(d("inline_runs"), zswpout / 10);
 	EXPECT_GE(d("compress_calls"), zswpout);
 	EXPECT_GE(d("handoffs"), zswpout / 2);
 	EXPECT_EQ(after["err_badmsg"] - before["err_badmsg"], 0);
@@ -183,7 +183,7 @@ TEST(ZswapUnload, AfterSwitchAwayAndSwapoffThenCryptoManagerVectors)
 			std::this_thread::sleep_for(std::chrono::milliseconds(200));
 	}
 	ASSERT_EQ(rm.status, 0) << rm.output;
-	auto ins = run("insmod " + kKo + " acomp_priority=300");
+	auto ins = run(kInsmod + " acomp_priority=300");
 	ASSERT_EQ(ins.status, 0) << ins.output;
 	for (const char *c : {"deflate", "lz4", "zstd", "lzo"}) {
 		auto b = proc_crypto_block(std::string(c) + "-zbatch");
@@ -192,8 +192,8 @@ TEST(ZswapUnload, AfterSwitchAwayAndSwapoffThenCryptoManagerVectors)
 		EXPECT_NE(b.find("selftest     : passed\n"), std::string::npos) << b;
 	}
 	EXPECT_EQ(run("rmmod zbatch").status, 0);
-	EXPECT_EQ(run("insmod " + kKo + " acomp_priority=5000").status, 1) << "bad priority accepted";
-	ins = run("insmod " + kKo);
+	EXPECT_EQ(run(kInsmod + " acomp_priority=5000").status, 1) << "bad priority accepted";
+	ins = run(kInsmod);
 	EXPECT_EQ(ins.status, 0) << ins.output;
 	EXPECT_EQ(run(std::string("swapon ") + disk).status, 0);
 }

@@ -4,6 +4,8 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
 
@@ -32,6 +34,19 @@ inline Cmd run(const std::string &cmd)
 }
 
 inline const std::string kKo = std::string(ZBATCH_SOURCE_DIR) + "/kmod/zbatch.ko";
+// Load parameters every (re)load of the module in a tier uses, e.g. the
+// IAA tier's "iaa_driver=deflate-iaa-double" (ZBATCH_KO_ARGS).
+inline const std::string kKoArgs = std::getenv("ZBATCH_KO_ARGS") ? std::getenv("ZBATCH_KO_ARGS") : "";
+inline const std::string kInsmod = "insmod " + kKo + (kKoArgs.empty() ? "" : " " + kKoArgs);
+// The same as 'zbatch load' options: " -p KEY=VALUE" each.
+inline std::string load_params()
+{
+	std::istringstream in(kKoArgs);
+	std::string kv, out;
+	while (in >> kv)
+		out += " -p " + kv;
+	return out;
+}
 inline const std::string kCli = ZBATCH_CLI;
 inline const std::string kSys = "/sys/kernel/zbatch";
 inline const std::string kDbg = "/sys/kernel/debug/zbatch";

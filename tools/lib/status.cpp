@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <filesystem>
+#include <sstream>
 
 #include <fmt/core.h>
 
@@ -46,6 +47,14 @@ Result<ModuleStatus> read_status(const SysfsTree &tree)
 					  rd(w + "/enabled"), rd(w + "/queued")});
 		}
 		st.devices.push_back(ds);
+	}
+	const std::string ip = fmt::format("{}/iaa", kSysfsDir);
+	if (tree.exists(ip)) {
+		auto rd = [&](const std::string &f) { return tree.read(ip + "/" + f).value_or("?"); };
+		st.iaa = {true, rd("driver"), rd("state"), rd("reason")};
+		auto l = st.iaa.state.find('['), r = st.iaa.state.find(']');
+		if (l != std::string::npos && r != std::string::npos && r > l)
+			st.iaa.state = st.iaa.state.substr(l + 1, r - l - 1);
 	}
 	st.algorithms = parse_proc_crypto(tree.read("/proc/crypto").value_or(""), "zbatch");
 	if (auto c = tree.read("/sys/module/zswap/parameters/compressor")) {
@@ -92,6 +101,50 @@ std::vector<CryptoAlg> parse_proc_crypto(const std::string &text, const std::str
 	return out;
 }
 
+std::vector<ExecutorRow> executor_table(const ModuleStatus &st)
+{
+	std::vector<ExecutorRow> rows;
+	auto it = st.attributes.find("codec");
+	if (it == st.attributes.end())
+		return rows;
+	std::string list = it->second, name;
+	for (char &c : list)
+		if (c == '[' || c == ']')
+			c = ' ';
+	std::istringstream in(list);
+	while (in >> name) {
+		ExecutorRow r{name, "software engines", ""};
+		if (!st.iaa.present)
+			r.why = "this module has no IAA executor";
+		else if (name != "deflate")
+			r.why = "IAA runs deflate only";
+		else if (st.iaa.state == "online")
+			r = {name, "iaa", st.iaa.driver + ", online"};
+		else
+			r.why = "IAA " + st.iaa.state + ": " + st.iaa.reason;
+		rows.push_back(r);
+	}
+	return rows;
+}
+
+namespace {
+
+std::string esc(const std::string &s)
+{
+	std::string o;
+	for (char c : s) {
+		if (c == '"' || c == '\\')
+			o += '\\';
+		if (static_cast<unsigned char>(c) < 0x20)
+			o += fmt::format("\\u{:04x}", static_cast<int>(c));
+		else
+			o += c;
+	}
+	return o;
+}
+
+} // namespace
+
 std::string status_to_json(const ModuleStatus &st)
 {
 	std::string o = fmt::format("{{\"loaded\": true, \"version\": \"{}\", \"attributes\": {{", st.version);
@@ -120,7 +173,15 @@ std::string status_to_json(const ModuleStatus &st)
 		o += fmt::format("{}{{\"name\": \"{}\", \"driver\": \"{}\", \"priority\": {}, "
 				 "\"selftest\": \"{}\"}}", i++ ? ", " : "", a.name, a.driver,
 				 a.priority.empty() ? "0" : a.priority, a.selftest);
-	o += fmt::format("], \"zswap\": {{\"compressor\": \"{}\", \"enabled\": {}, "
+	o += "], \"executors\": [";
+	i = 0;
+	for (const auto &r : executor_table(st))
+		o += fmt::format("{}{{\"codec\": \"{}\", \"executor\": \"{}\", \"why\": \"{}\"}}",
+				 i++ ? ", " : "", esc(r.codec), esc(r.executor), esc(r.why));
+	o += fmt::format("], \"iaa\": {{\"present\": {}, \"driver\": \"{}\", \"state\": \"{}\", "
+			 "\"reason\": \"{}\"}}", st.iaa.present ? "true" : "false",
+			 esc(st.iaa.driver), esc(st.iaa.state), esc(st.iaa.reason));
+	o += fmt::format(", \"zswap\": {{\"compressor\": \"{}\", \"enabled\": {}, "
 			 "\"uses_zbatch\": {}}}}}\n", st.zswap_compressor,
 			 st.zswap_enabled ? "true" : "false", st.zswap_uses_zbatch ? "true" : "false");
 	return o;

@@ -33,6 +33,9 @@ static Result<int> run_status(const GlobalOptions &g)
 			fmt::print("    {} {} size {} priority {} {}\n", w.name, w.mode, w.size,
 				   w.priority, w.enabled == "1" ? "in service" : "OUT OF SERVICE");
 	}
+	fmt::print("executors:\n");
+	for (const auto &r : executor_table(*st))
+		fmt::print("  {}: {}{}\n", r.codec, r.executor, r.why.empty() ? "" : " (" + r.why + ")");
 	fmt::print("acomp algorithms:\n");
 	for (const auto &a : st->algorithms)
 		fmt::print("  {:<16} name {:<16} priority {:<4} selftest {}\n", a.driver, a.name,
@@ -49,7 +52,9 @@ void add_status(CLI::App &app, const GlobalOptions &g, Action &action)
 {
 	auto *sub = app.add_subcommand("status", "Show the loaded module's version and settings");
 	sub->footer("Version, tunables, load parameters, the device/WQ layout, the acomp\n"
-		    "algorithms registered (/proc/crypto) and whether zswap uses one of them.\n"
+		    "algorithms registered (/proc/crypto) and whether zswap uses one of them;\n"
+		    "which executor runs each codec (IAA for deflate while iaa/state is\n"
+		    "online, else the software engines) and why.\n"
 		    "Fails with a hint when the module is not loaded.\n"
 		    "Examples:\n  zbatch status\n  zbatch --json status");
 	sub->callback([&action, &g] { action = [&g] { return run_status(g); }; });

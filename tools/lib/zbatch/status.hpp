@@ -25,6 +25,17 @@ struct CryptoAlg {
 	std::string name, driver, priority, selftest;
 };
 
+// The IAA executor (/sys/kernel/zbatch/iaa): absent on older modules.
+struct IaaStatus {
+	bool present = false;
+	std::string driver, state, reason;
+};
+
+// Which executor runs a codec's descriptors, and why.
+struct ExecutorRow {
+	std::string codec, executor, why;
+};
+
 struct ModuleStatus {
 	std::string version;
 	// Every other readable attribute of /sys/kernel/zbatch, by name.
@@ -35,7 +46,12 @@ struct ModuleStatus {
 	std::string zswap_compressor;			// "" when zswap is absent
 	bool zswap_enabled = false;
 	bool zswap_uses_zbatch = false;
+	IaaStatus iaa;
 };
+
+// One row per codec of the module's codec list: IAA runs deflate while
+// it is online, the software engines everything else.
+std::vector<ExecutorRow> executor_table(const ModuleStatus &st);
 
 // ENOENT with a hint to load the module when it is not loaded.
 Result<ModuleStatus> read_status(const SysfsTree &tree);

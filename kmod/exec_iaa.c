@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The IAA executor: deflate descriptors run on IAA through the kernel's
+ * own driver, iaa_crypto, whose async acomp algorithm "deflate-iaa"
+ * exists once an IAA WQ is bound to its "crypto" driver. Any async acomp
+ * deflate driver can be named instead (iaa_driver=, or sysfs iaa/driver):
+ * the tests point it at the hardware test double, deflate-iaa-double.
+ *
+ * A job of deflate descriptors goes to IAA whole: every descriptor of the
+ * batch is submitted before any is waited for, so they run in parallel on
+ * the device's engines (iaa_crypto sync_mode=async_irq). Each completion
+ * callback writes the descriptor's completion record, status last, and
+ * releases it, as the device writes a record; the batch core polls or
+ * waits as for any executor. Descriptors are not stealable once
+ * submitted; the ones a full slot pool leaves unclaimed are, so the
+ * submitter runs them in software.
+ *
+ * Anything the device does not do (a callback error: iaa_crypto says -EIO
+ * for overflow, analytics errors, timeouts and verify failures alike; a
+ * buffer outside the linear map; a timeout) is written as
+ * ZBATCH_CR_OFFLOAD, and the core redoes that descriptor in software
+ * (kmod/batch.c): the software deflate reads IAA's output and writes what
+ * IAA reads (raw deflate, 4 KiB window), so pages move between the two.
+ *
+ * Life cycle: "deflate-iaa" may appear (a WQ binds), disappear (iaa_crypto
+ * answers -ENODEV once its last WQ is unbound) or misbehave (a timeout).
+ * The executor attaches when the algorithm is registered (crypto notifier)
+ * and retries every iaa_retry_ms while it is offline; attaching proves
+ * the device with a compress and decompress round trip before it takes
+ * traffic. -ENODEV or a timeout take it offline at once; what is in
+ * flight finishes or times out, then the transform is freed.
+ *
+ * Locks: iaa.lock (mutex) serialises attach/detach and the driver name;
+ * iaa.free_lock (spinlock, irqsave) the free slot stack, taken alone.
+ * Slot states move by cmpxchg between the callback and the timeout.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <crypto/acompress.h>
+#include <crypto/algapi.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+#include <linux/wait_bit.h>
+#include <linux/workqueue.h>
+#include <linux/zbatch_exec.h>
+
+#include "internal.h"
+
+static char iaa_driver[CRYPTO_MAX_ALG_NAME] = "deflate-iaa";
+module_param_string(iaa_driver, iaa_driver, sizeof(iaa_driver), 0444);
+MODULE_PARM_DESC(iaa_driver,
+		 "acomp driver running deflate on IAA (default deflate-iaa; empty: never)");
+static unsigned int iaa_slots = 128;
+module_param(iaa_slots, uint, 0444);
+MODULE_PARM_DESC(iaa_slots, "Requests in flight on IAA at most (1..1024)");
+static unsigned int iaa_retry_ms = 2000;
+module_param(iaa_retry_ms, uint, 0444);
+MODULE_PARM_DESC(iaa_retry_ms, "While offline, try to attach every N ms (100..600000)");
+
+/* slot state: low 2 bits, the rest a generation against reuse races */
+#define SLOT_FREE	0
+#define SLOT_BUSY	1
+#define SLOT_ABANDONED	2
+#define SLOT_STATE(v)	((v) & 3)
+
+struct iaa_slot {
+	struct acomp_req *areq;
+	struct scatterlist src, dst;
+	struct iax_hw_desc *desc;
+	struct zbatch_job *job;
+	struct iaa_inst *inst;
+	atomic_t state;
+	unsigned int idx;
+};
+
+/* One attachment: a transform and its requests. */
+struct iaa_inst {
+	struct crypto_acomp *tfm;
+	unsigned int nr;
+	struct iaa_slot *slots;
+	unsigned int *free;		/* stack of free slot indexes */
+	unsigned int nr_free;
+	spinlock_t free_lock;		/* free and nr_free */
+	atomic_t abandoned;		/* slots whose completion never came */
+	struct list_head grave;		/* on iaa.graveyard once detached */
+};
+
+enum iaa_state { IAA_DISABLED, IAA_OFFLINE, IAA_PROBING, IAA_ONLINE };
+
+static const char *const state_names[] = {
+	[IAA_DISABLED] = "disabled",
+	[IAA_OFFLINE] = "offline",
+	[IAA_PROBING] = "probing",
+	[IAA_ONLINE] = "online",
+};
+
+static struct {
+	struct mutex lock;		/* attach/detach, driver, reason */
+	char driver[CRYPTO_MAX_ALG_NAME];
+	unsigned int state;		/* enum iaa_state, READ_ONCE */
+	char reason[160];		/* why offline; under lock */
+	struct iaa_inst *inst;		/* attached; under lock */
+	struct task_struct *prober;	/* the attach probe may submit */
+	atomic_t users;			/* posts running + slots busy */
+	struct zbatch_dev dev;
+	struct zbatch_wq wq;
+	struct delayed_work retry;
+	struct notifier_block nb;
+	struct kobject *kobj;
+	/*
+	 * Detached instances with abandoned slots: their late completions
+	 * still touch them. free_work frees those whose last one came.
+	 */
+	struct list_head graveyard;	/* under grave_lock */
+	spinlock_t grave_lock;
+	struct work_struct free_work;
+	atomic64_t requests, device_errors, redone, timeouts, refused;
+	bool created;
+} iaa;
+
+static void set_reason(const char *fmt, ...) __printf(1, 2);
+
+static void set_reason(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(iaa.reason, sizeof(iaa.reason), fmt, ap);
+	va_end(ap);
+}
+
+static void users_put(void)
+{
+	if (atomic_dec_and_test(&iaa.users))
+		wake_up_var(&iaa.users);
+}
+
+/* Take the executor offline from any context; the retry work detaches. */
+static void go_offline(const char *why, int err)
+{
+	if (cmpxchg(&iaa.state, IAA_ONLINE, IAA_OFFLINE) != IAA_ONLINE)
+		return;
+	pr_warn("IAA executor offline: %s (%d); deflate runs in software\n", why, err);
+	mod_delayed_work(system_wq, &iaa.retry, msecs_to_jiffies(10));
+}
+
+/* ---- slots ---- */
+static struct iaa_slot *slot_get(struct iaa_inst *in)
+{
+	struct iaa_slot *s = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&in->free_lock, flags);
+	if (in->nr_free)
+		s = &in->slots[in->free[--in->nr_free]];
+	spin_unlock_irqrestore(&in->free_lock, flags);
+	return s;
+}
+
+static void slot_put(struct iaa_inst *in, struct iaa_slot *s)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&in->free_lock, flags);
+	in->free[in->nr_free++] = s->idx;
+	spin_unlock_irqrestore(&in->free_lock, flags);
+}
+
+/* Codes under ZBATCH_CR_OFFLOAD (error_code): why the device did not. */
+static void finish_record(struct iaa_slot *s, int err)
+{
+	struct iax_completion_record *cr = zbatch_desc_cr(s->desc);
+
+	if (!err && s->desc->opcode == IAX_OPCODE_COMPRESS &&
+	    s->areq->dlen >= s->desc->src1_size) {
+		/* no smaller than the input: stored raw, as the software says */
+		zbatch_cr_finish(cr, IAX_COMP_ANALYTICS_ERROR,
+				 ZBATCH_CR_ERR_COMP_OVERFLOW, 0, 0);
+		return;
+	}
+	if (!err) {
+		zbatch_cr_finish(cr, IAX_COMP_SUCCESS, 0, s->areq->dlen,
+				 s->desc->src1_size);
+		return;
+	}
+	if (err != -ETIMEDOUT)
+		atomic64_inc(&iaa.device_errors);
+	zbatch_cr_finish(cr, ZBATCH_CR_OFFLOAD,
+			 err == -ETIMEDOUT ? ZBATCH_OFFLOAD_TIMEOUT : ZBATCH_OFFLOAD_ERROR,
+			 0, 0);
+}
+
+/* The device's answer for a busy slot: from the callback or at submit. */
+static void slot_done(struct iaa_slot *s, int err)
+{
+	struct iaa_inst *in = s->inst;
+	struct zbatch_job *job = s->job;
+	int v = atomic_read_acquire(&s->state);
+
+	if (SLOT_STATE(v) != SLOT_BUSY || atomic_cmpxchg(&s->state, v, v - SLOT_BUSY) != v) {
+		/*
+		 * Abandoned at its timeout: its record is written, its job
+		 * gone. Recycle the slot; a detached instance may go now.
+		 * Nothing of @in is touched after the count drops.
+		 */
+		atomic_set(&s->state, (v & ~3) | SLOT_FREE);
+		slot_put(in, s);
+		if (atomic_dec_and_test(&in->abandoned))
+			queue_work(system_wq, &iaa.free_work);
+		module_put(THIS_MODULE);
+		return;
+	}
+	finish_record(s, err);
+	slot_put(in, s);
+	zbatch_job_release(job, 1);
+	users_put();
+}
+
+static void slot_complete(void *data, int err)
+{
+	if (err == -EINPROGRESS)	/* left the backlog: not done yet */
+		return;
+	slot_done(data, err);
+}
+
+static bool linear(u64 addr, u32 len)
+{
+	void *p = (void *)(uintptr_t)addr;
+
+	return virt_addr_valid(p) && virt_addr_valid(p + len - 1);
+}
+
+/*
+ * Submit one claimed descriptor on @s. The slot holds a users reference
+ * until slot_done() or its abandonment.
+ */
+static void slot_submit(struct iaa_inst *in, struct iaa_slot *s,
+			struct iax_hw_desc *d, struct zbatch_job *job)
+{
+	bool comp = d->opcode == IAX_OPCODE_COMPRESS;
+	int ret, v;
+
+	s->desc = d;
+	s->job = job;
+	atomic_inc(&iaa.users);
+	v = atomic_read(&s->state);
+	atomic_set_release(&s->state, ((v & ~3) + 4) | SLOT_BUSY);
+	atomic64_inc(&iaa.requests);
+	if (!linear(d->src1_addr, d->src1_size) || !linear(d->dst_addr, d->max_dst_size)) {
+		/* the device needs one DMA-able segment: not a vmalloc buffer */
+		atomic64_inc(&iaa.refused);
+		slot_done(s, -EFAULT);
+		return;
+	}
+	sg_init_one(&s->src, (void *)(uintptr_t)d->src1_addr, d->src1_size);
+	sg_init_one(&s->dst, (void *)(uintptr_t)d->dst_addr, d->max_dst_size);
+	acomp_request_set_params(s->areq, &s->src, &s->dst, d->src1_size,
+				 d->max_dst_size);
+	acomp_request_set_callback(s->areq, 0, slot_complete, s);
+	ret = comp ? crypto_acomp_compress(s->areq) : crypto_acomp_decompress(s->areq);
+	if (ret == -EINPROGRESS)
+		return;
+	/* done at submit: iaa_crypto's decompress after its own fallback */
+	if (ret == -ENODEV)
+		go_offline("the driver has no IAA WQ", ret);
+	slot_done(s, ret == -EBUSY ? -EIO : ret);
+}
+
+static int iaa_post(struct zbatch_wq *wq, struct zbatch_slice *sl)
+{
+	struct iaa_inst *in = READ_ONCE(iaa.inst);
+	struct iax_hw_desc *d;
+	struct iaa_slot *s;
+
+	if (!in)
+		return -EAGAIN;
+	while (!zbatch_slice_empty(sl)) {
+		s = slot_get(in);
+		if (!s) {
+			/* all slots in flight: the rest stays claimable */
+			zbatch_stat_add(&wq->stats, ZST_RETRIES, 1);
+			break;
+		}
+		d = zbatch_slice_claim(sl);
+		if (!d) {
+			slot_put(in, s);
+			break;
+		}
+		slot_submit(in, s, d, sl->job);
+	}
+	/* the slice itself: nothing is queued, descriptors are released one by one */
+	zbatch_job_release(sl->job, 1);
+	return 0;
+}
+
+static bool iaa_unpost(struct zbatch_wq *wq, struct zbatch_slice *sl)
+{
+	return false;	/* never queued: post() released the slice */
+}
+
+static bool iaa_stealable(struct zbatch_wq *wq)
+{
+	return true;	/* only unclaimed descriptors, i.e. never submitted */
+}
+
+/*
+ * @job waited past the timeout: abandon its descriptors still on the
+ * device (their records say ZBATCH_CR_OFFLOAD, timeout; the core redoes
+ * them in software) and take the executor offline. A late completion
+ * finds its slot abandoned and only recycles it; until it comes, the slot
+ * holds a module reference, so zbatch cannot be unloaded under it.
+ */
+static unsigned int iaa_expire(struct zbatch_wq *wq, struct zbatch_job *job)
+{
+	struct iaa_inst *in = READ_ONCE(iaa.inst);
+	unsigned int i, n = 0;
+
+	if (!in)
+		return 0;
+	for (i = 0; i < in->nr; i++) {
+		struct iaa_slot *s = &in->slots[i];
+		int v = atomic_read_acquire(&s->state);
+
+		if (SLOT_STATE(v) != SLOT_BUSY || READ_ONCE(s->job) != job)
+			continue;
+		if (atomic_cmpxchg(&s->state, v, (v & ~3) | SLOT_ABANDONED) != v)
+			continue;
+		__module_get(THIS_MODULE);
+		atomic_inc(&in->abandoned);
+		atomic64_inc(&iaa.timeouts);
+		finish_record(s, -ETIMEDOUT);
+		zbatch_job_release(job, 1);
+		users_put();
+		n++;
+	}
+	if (n)
+		go_offline("a descriptor timed out", -ETIMEDOUT);
+	return n;
+}
+
+const struct zbatch_exec_ops zbatch_exec_iaa = {
+	.name = "iaa",
+	.post = iaa_post,
+	.unpost = iaa_unpost,
+	.stealable = iaa_stealable,
+	.expire = iaa_expire,
+};
+
+/**
+ * zbatch_iaa_get() - the IAA WQ if it runs @codec now
+ * @codec: enum zbatch_codec
+ *
+ * Return: the WQ with a reference the caller drops with zbatch_iaa_put()
+ * once it posted, or NULL (run on the software engines).
+ */
+struct zbatch_wq *zbatch_iaa_get(unsigned int codec)
+{
+	unsigned int st = READ_ONCE(iaa.state);
+
+	if (codec != ZBATCH_CODEC_DEFLATE || !iaa.created)
+		return NULL;
+	if (st != IAA_ONLINE && !(st == IAA_PROBING && READ_ONCE(iaa.prober) == current))
+		return NULL;
+	atomic_inc(&iaa.users);
+	/* pairs with detach: it clears the state, then waits for users */
+	smp_mb__after_atomic();
+	st = READ_ONCE(iaa.state);
+	if (st != IAA_ONLINE && st != IAA_PROBING) {
+		users_put();
+		return NULL;
+	}
+	return &iaa.wq;
+}
+
+void zbatch_iaa_put(void)
+{
+	users_put();
+}
+
+/* Whether the IAA executor runs @codec right now (status reporting). */
+bool zbatch_iaa_serves(unsigned int codec)
+{
+	return codec == ZBATCH_CODEC_DEFLATE && READ_ONCE(iaa.state) == IAA_ONLINE;
+}
+
+/* ---- attach / detach, under iaa.lock ---- */
+static void inst_free(struct iaa_inst *in)
+{
+	unsigned int i;
+
+	for (i = 0; i < in->nr; i++)
+		if (in->slots[i].areq)
+			acomp_request_free(in->slots[i].areq);
+	crypto_free_acomp(in->tfm);
+	kfree(in->free);
+	kfree(in->slots);
+	kfree(in);
+}
+
+static struct iaa_inst *inst_create(const char *driver, int *err)
+{
+	unsigned int i, nr = clamp(iaa_slots, 1u, 1024u);
+	struct iaa_inst *in = kzalloc(sizeof(*in), GFP_KERNEL);
+
+	*err = -ENOMEM;
+	if (!in)
+		return NULL;
+	/* NOLOAD: never modprobe from here; iaa_crypto is loaded by idxd */
+	in->tfm = crypto_alloc_acomp(driver, 0, CRYPTO_NOLOAD);
+	if (IS_ERR(in->tfm)) {
+		*err = PTR_ERR(in->tfm);
+		kfree(in);
+		return NULL;
+	}
+	spin_lock_init(&in->free_lock);
+	in->slots = kcalloc(nr, sizeof(*in->slots), GFP_KERNEL);
+	in->free = kcalloc(nr, sizeof(*in->free), GFP_KERNEL);
+	if (!in->slots || !in->free)
+		goto err;
+	in->nr = nr;
+	for (i = 0; i < nr; i++) {
+		in->slots[i].areq = acomp_request_alloc(in->tfm);
+		if (!in->slots[i].areq)
+			goto err;
+		in->slots[i].idx = i;
+		in->slots[i].inst = in;
+		in->free[in->nr_free++] = i;
+	}
+	*err = 0;
+	return in;
+err:
+	inst_free(in);
+	return NULL;
+}
+
+static void free_work(struct work_struct *w)
+{
+	struct iaa_inst *in, *tmp;
+	LIST_HEAD(done);
+
+	spin_lock(&iaa.grave_lock);
+	list_for_each_entry_safe(in, tmp, &iaa.graveyard, grave)
+		if (!atomic_read(&in->abandoned))
+			list_move(&in->grave, &done);
+	spin_unlock(&iaa.grave_lock);
+	list_for_each_entry_safe(in, tmp, &done, grave)
+		inst_free(in);
+}
+
+static void detach(void)
+{
+	struct iaa_inst *in = iaa.inst;
+	bool keep = false;
+
+	if (!in)
+		return;
+	/* new posts see the state; in-flight ones finish or time out */
+	wait_var_event(&iaa.users, !atomic_read(&iaa.users));
+	WRITE_ONCE(iaa.inst, NULL);
+	spin_lock(&iaa.grave_lock);
+	if (atomic_read(&in->abandoned)) {
+		/* late completions may still come: free_work frees it after */
+		list_add(&in->grave, &iaa.graveyard);
+		keep = true;
+	}
+	spin_unlock(&iaa.grave_lock);
+	if (keep)
+		pr_warn("IAA: %d request(s) never completed; their slots are kept until they do\n",
+			atomic_read(&in->abandoned));
+	else
+		inst_free(in);
+}
+
+/* Compress a test page on the device and read it back both ways. */
+static int probe(void)
+{
+	struct zbatch_batch *b;
+	struct zbatch_req *r;
+	struct zbatch_ctx *ctx;
+	u8 *page, *cmp, *back;
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	b = kzalloc(sizeof(*b) + 2 * sizeof(*r), GFP_KERNEL);
+	page = kmalloc(3 * PAGE_SIZE, GFP_KERNEL);
+	if (!b || !page)
+		goto out;
+	r = (struct zbatch_req *)(b + 1);
+	cmp = page + PAGE_SIZE;
+	back = page + 2 * PAGE_SIZE;
+	for (i = 0; i < PAGE_SIZE; i++)
+		page[i] = "zbatch probes IAA "[i % 18] ^ (i >> 9);
+	WRITE_ONCE(iaa.prober, current);
+	zbatch_batch_init(b, ZBATCH_CODEC_DEFLATE, ZBATCH_F_NO_FALLBACK | ZBATCH_KF_SYNC);
+	zbatch_req_init(&r[0], ZBATCH_OP_COMPRESS, page, PAGE_SIZE, cmp, PAGE_SIZE);
+	zbatch_batch_add(b, &r[0]);
+	ret = zbatch_submit(b);
+	if (ret)
+		goto out;
+	/* the device's output, decompressed by the device */
+	zbatch_batch_init(b, ZBATCH_CODEC_DEFLATE, ZBATCH_F_NO_FALLBACK | ZBATCH_KF_SYNC);
+	zbatch_req_init(&r[1], ZBATCH_OP_DECOMPRESS, cmp, r[0].produced, back, PAGE_SIZE);
+	zbatch_batch_add(b, &r[1]);
+	ret = zbatch_submit(b);
+	if (!ret && (r[1].produced != PAGE_SIZE || memcmp(page, back, PAGE_SIZE)))
+		ret = -EILSEQ;
+	if (ret)
+		goto out;
+	/* ... and by the software deflate, which must read IAA's format */
+	ctx = zbatch_ctx_get();
+	if (!ctx) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	memset(back, 0, PAGE_SIZE);
+	zbatch_req_init(&r[1], ZBATCH_OP_DECOMPRESS, cmp, r[0].produced, back, PAGE_SIZE);
+	ret = zbatch_run_inline(ctx, &r[1], ZBATCH_CODEC_DEFLATE);
+	zbatch_ctx_put(ctx);
+	if (!ret && (r[1].produced != PAGE_SIZE || memcmp(page, back, PAGE_SIZE)))
+		ret = -EILSEQ;
+out:
+	WRITE_ONCE(iaa.prober, NULL);
+	kfree(page);
+	kfree(b);
+	return ret;
+}
+
+/* Try to (re)attach iaa.driver; under iaa.lock. */
+static void attach(void)
+{
+	struct iaa_inst *in;
+	int ret;
+
+	detach();
+	if (!iaa.driver[0]) {
+		WRITE_ONCE(iaa.state, IAA_DISABLED);
+		set_reason("no driver configured (iaa/driver is empty)");
+		return;
+	}
+	WRITE_ONCE(iaa.state, IAA_OFFLINE);
+	in = inst_create(iaa.driver, &ret);
+	if (!in) {
+		if (ret == -ENOENT)
+			set_reason("%s is not registered (no IAA WQ bound to the crypto driver?)",
+				   iaa.driver);
+		else
+			set_reason("cannot allocate %s: %pe", iaa.driver, ERR_PTR(ret));
+		goto retry;
+	}
+	WRITE_ONCE(iaa.inst, in);
+	WRITE_ONCE(iaa.state, IAA_PROBING);
+	ret = probe();
+	if (ret) {
+		WRITE_ONCE(iaa.state, IAA_OFFLINE);
+		set_reason("%s failed its round-trip probe: %pe%s", iaa.driver, ERR_PTR(ret),
+			   ret == -ENODEV ? " (no IAA WQ is bound to the crypto driver)" : "");
+		detach();
+		goto retry;
+	}
+	/* a timeout or -ENODEV during the probe already said offline */
+	if (cmpxchg(&iaa.state, IAA_PROBING, IAA_ONLINE) != IAA_PROBING) {
+		detach();
+		goto retry;
+	}
+	set_reason("%s passed its probe: deflate runs on it", iaa.driver);
+	pr_info("IAA executor online: %s, %u requests in flight at most\n",
+		iaa.driver, in->nr);
+	return;
+retry:
+	mod_delayed_work(system_wq, &iaa.retry,
+			 msecs_to_jiffies(clamp(iaa_retry_ms, 100u, 600000u)));
+}
+
+static void retry_work(struct work_struct *w)
+{
+	mutex_lock(&iaa.lock);
+	if (READ_ONCE(iaa.state) != IAA_ONLINE) {
+		if (READ_ONCE(iaa.state) == IAA_OFFLINE && iaa.inst)
+			set_reason("%s went offline; retrying", iaa.driver);
+		attach();
+	}
+	mutex_unlock(&iaa.lock);
+}
+
+/* A new algorithm finished its self-test: ours, perhaps. */
+static int alg_notify(struct notifier_block *nb, unsigned long msg, void *data)
+{
+	struct crypto_alg *alg = data;
+
+	if (msg == CRYPTO_MSG_ALG_LOADED && READ_ONCE(iaa.state) == IAA_OFFLINE &&
+	    !strcmp(alg->cra_driver_name, iaa.driver))
+		mod_delayed_work(system_wq, &iaa.retry, 0);
+	/* not NOTIFY_DONE: when all say DONE, the crypto API modprobes cryptomgr */
+	return NOTIFY_OK;
+}
+
+/* ---- sysfs: /sys/kernel/zbatch/iaa/ ---- */
+static ssize_t driver_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	ssize_t n;
+
+	mutex_lock(&iaa.lock);
+	n = sysfs_emit(buf, "%s\n", iaa.driver);
+	mutex_unlock(&iaa.lock);
+	return n;
+}
+
+static ssize_t driver_store(struct kobject *k, struct kobj_attribute *a,
+			    const char *buf, size_t len)
+{
+	char name[CRYPTO_MAX_ALG_NAME];
+	size_t n = len;
+
+	if (n && buf[n - 1] == '\n')
+		n--;
+	if (n >= sizeof(name))
+		return -EINVAL;
+	memcpy(name, buf, n);
+	name[n] = 0;
+	if (strcspn(name, " \t") != n)
+		return -EINVAL;
+	mutex_lock(&iaa.lock);
+	strscpy(iaa.driver, name, sizeof(iaa.driver));
+	WRITE_ONCE(iaa.state, IAA_OFFLINE);
+	attach();
+	mutex_unlock(&iaa.lock);
+	return len;
+}
+
+static ssize_t state_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return zbatch_sysfs_choice(buf, state_names, ARRAY_SIZE(state_names),
+				   READ_ONCE(iaa.state), 0);
+}
+
+static ssize_t reason_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	ssize_t n;
+
+	mutex_lock(&iaa.lock);
+	n = sysfs_emit(buf, "%s\n", iaa.reason);
+	mutex_unlock(&iaa.lock);
+	return n;
+}
+
+static ssize_t stats_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "requests %lld\ndevice_errors %lld\ntimeouts %lld\n"
+			  "refused %lld\nredone %lld\ninflight %d\nslots %u\n",
+			  (long long)atomic64_read(&iaa.requests),
+			  (long long)atomic64_read(&iaa.device_errors),
+			  (long long)atomic64_read(&iaa.timeouts),
+			  (long long)atomic64_read(&iaa.refused),
+			  (long long)atomic64_read(&iaa.redone),
+			  atomic_read(&iaa.users), clamp(iaa_slots, 1u, 1024u));
+}
+
+static struct kobj_attribute driver_attr = __ATTR_RW(driver);
+static struct kobj_attribute state_attr = __ATTR_RO(state);
+static struct kobj_attribute reason_attr = __ATTR_RO(reason);
+static struct kobj_attribute stats_attr = __ATTR_RO(stats);
+static struct attribute *iaa_attrs[] = {
+	&driver_attr.attr, &state_attr.attr, &reason_attr.attr, &stats_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group iaa_group = {
+	.attrs = iaa_attrs,
+};
+
+/* The core redid a descriptor the device gave back. */
+void zbatch_iaa_redone(unsigned int n)
+{
+	atomic64_add(n, &iaa.redone);
+}
+
+/**
+ * zbatch_iaa_create() - the IAA executor and /sys/kernel/zbatch/iaa/
+ * @parent: /sys/kernel/zbatch
+ *
+ * Attaching is left to a work item: loading zbatch never waits for IAA.
+ *
+ * Return: 0 or a negative errno; nothing is left behind on failure.
+ */
+int zbatch_iaa_create(struct kobject *parent)
+{
+	int ret;
+
+	if (iaa_slots < 1 || iaa_slots > 1024 || iaa_retry_ms < 100 ||
+	    iaa_retry_ms > 600000) {
+		pr_err("invalid iaa_slots=%u (1..1024) or iaa_retry_ms=%u (100..600000)\n",
+		       iaa_slots, iaa_retry_ms);
+		return -EINVAL;
+	}
+	mutex_init(&iaa.lock);
+	strscpy(iaa.driver, strim(iaa_driver), sizeof(iaa.driver));
+	iaa.state = IAA_OFFLINE;
+	set_reason("not tried yet");
+	INIT_DELAYED_WORK(&iaa.retry, retry_work);
+	INIT_LIST_HEAD(&iaa.graveyard);
+	spin_lock_init(&iaa.grave_lock);
+	INIT_WORK(&iaa.free_work, free_work);
+	iaa.dev.id = 0;
+	iaa.dev.node = NUMA_NO_NODE;
+	iaa.wq.dev = &iaa.dev;
+	iaa.wq.ops = &zbatch_exec_iaa;
+	iaa.wq.size = iaa_slots;
+	iaa.wq.enabled = true;
+	spin_lock_init(&iaa.wq.lock);
+	INIT_LIST_HEAD(&iaa.wq.slices);
+	ret = zbatch_stats_init(&iaa.wq.stats);
+	if (ret)
+		return ret;
+	ret = zbatch_stats_init(&iaa.dev.stats);
+	if (ret)
+		goto err_wq_stats;
+	iaa.kobj = kobject_create_and_add("iaa", parent);
+	if (!iaa.kobj) {
+		ret = -ENOMEM;
+		goto err_dev_stats;
+	}
+	ret = sysfs_create_group(iaa.kobj, &iaa_group);
+	if (ret)
+		goto err_kobj;
+	iaa.nb.notifier_call = alg_notify;
+	ret = crypto_register_notifier(&iaa.nb);
+	if (ret)
+		goto err_group;
+	iaa.created = true;
+	mod_delayed_work(system_wq, &iaa.retry, 0);
+	return 0;
+
+err_group:
+	sysfs_remove_group(iaa.kobj, &iaa_group);
+err_kobj:
+	kobject_put(iaa.kobj);
+err_dev_stats:
+	zbatch_stats_free(&iaa.dev.stats);
+err_wq_stats:
+	zbatch_stats_free(&iaa.wq.stats);
+	return ret;
+}
+
+/* Callers are gone (module exit): nothing is submitted any more. */
+void zbatch_iaa_destroy(void)
+{
+	if (!iaa.created)
+		return;
+	crypto_unregister_notifier(&iaa.nb);
+	sysfs_remove_group(iaa.kobj, &iaa_group);
+	kobject_put(iaa.kobj);
+	cancel_delayed_work_sync(&iaa.retry);
+	mutex_lock(&iaa.lock);
+	WRITE_ONCE(iaa.state, IAA_DISABLED);
+	detach();
+	mutex_unlock(&iaa.lock);
+	/* abandoned slots hold module references: none is left by now */
+	flush_work(&iaa.free_work);
+	free_work(&iaa.free_work);
+	iaa.created = false;
+	zbatch_stats_free(&iaa.dev.stats);
+	zbatch_stats_free(&iaa.wq.stats);
+}

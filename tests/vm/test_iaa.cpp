@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+// Guest tests of the IAA executor against the hardware test double
+// (tests/iaa_double: deflate-iaa-double, iaa_crypto's async_irq behaviour).
+// scripts/guest-iaa loads the double, then zbatch with
+// iaa_driver=deflate-iaa-double.
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "vm_util.hpp"
+#include "zbatch/device.hpp"
+#include "zbatch/pattern.hpp"
+#include "zbatch/workload.hpp"
+
+using namespace vmtest;
+using zbatch::Device;
+using zbatch::Request;
+
+namespace {
+
+const std::string kIaa = kSys + "/iaa";
+const std::string kDbl = "/sys/module/zbatch_iaa_double/parameters";
+
+int64_t dbl(const std::string &name)
+{
+	return std::stoll(sysfs_read(kDbl + "/" + name));
+}
+
+std::map<std::string, int64_t> iaa_stats()
+{
+	return zbatch::parse_kv(sysfs_read(kIaa + "/stats"));
+}
+
+std::string state()
+{
+	return choice(sysfs_read(kIaa + "/state"));
+}
+
+// Polls up to @secs for the executor to reach @want.
+bool wait_state(const std::string &want, int secs = 10)
+{
+	for (int i = 0; i < secs * 10; i++) {
+		if (state() == want)
+			return true;
+		std::this_thread::sleep_for(std::chrono::milliseconds(100));
+	}
+	return false;
+}
+
+Device open_dev()
+{
+	auto d = Device::open();
+	if (!d)
+		throw std::runtime_error(d.error().message);
+	return std::move(*d);
+}
+
+// A batch of @n deflate pages of @len bytes, compressed and decompressed,
+// every byte compared. Returns how many requests failed either way.
+int round_trip(const Device &dev, unsigned n, size_t len = 4096, uint64_t seed = 1,
+	       unsigned codec = ZBATCH_CODEC_DEFLATE)
+{
+	static const zbatch::Pattern pats[] = {zbatch::Pattern::Text, zbatch::Pattern::Mixed,
+					       zbatch::Pattern::Zeros};
+	std::vector<std::vector<uint8_t>> in(n), cmp(n, std::vector<uint8_t>(len + 64)),
+		out(n, std::vector<uint8_t>(len));
+	std::vector<Request> c(n), d(n);
+	int bad = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		in[i] = zbatch::generate(pats[i % 3], len, seed + i);
+		c[i].src = in[i];
+		c[i].dst = cmp[i];
+	}
+	auto r = dev.submit(ZBATCH_OP_COMPRESS, codec, c);
+	EXPECT_TRUE(r) << (r ? "" : r.error().message);
+	if (!r)
+		return static_cast<int>(n);
+	for (unsigned i = 0; i < n; i++) {
+		EXPECT_EQ(c[i].status, 0) << "compress " << i;
+		if (c[i].status) {
+			bad++;
+			continue;
+		}
+		d[i].src = std::span<const uint8_t>(cmp[i].data(), c[i].produced);
+		d[i].dst = out[i];
+	}
+	auto rd = dev.submit(ZBATCH_OP_DECOMPRESS, codec, d);
+	EXPECT_TRUE(rd) << (rd ? "" : rd.error().message);
+	if (!rd)
+		return static_cast<int>(n);
+	for (unsigned i = 0; i < n; i++) {
+		if (c[i].status)
+			continue;
+		EXPECT_EQ(d[i].status, 0) << "decompress " << i;
+		EXPECT_EQ(d[i].produced, len) << i;
+		bad += d[i].status != 0 || out[i] != in[i];
+	}
+	return bad;
+}
+
+struct Inject {
+	Inject(const std::string &what, unsigned every)
+	{
+		EXPECT_EQ(sysfs_write(kDbl + "/inject", what), 0);
+		EXPECT_EQ(sysfs_write(kDbl + "/inject_every", std::to_string(every)), 0);
+	}
+	~Inject()
+	{
+		sysfs_write(kDbl + "/inject_every", "0");
+		sysfs_write(kDbl + "/inject", "none");
+	}
+};
+
+class Iaa : public ::testing::Test {
+protected:
+	void SetUp() override
+	{
+		if (sysfs_read(kDbl + "/engines").front() == '<')
+			GTEST_SKIP() << "the IAA test double is not loaded (run through scripts/guest-iaa)";
+		sysfs_write(kIaa + "/driver", "deflate-iaa-double");
+		ASSERT_TRUE(wait_state("online")) << sysfs_read(kIaa + "/reason");
+	}
+	void TearDown() override
+	{
+		sysfs_write(kDbl + "/offline", "0");
+		sysfs_write(kSys + "/timeout_ms", "1000");
+	}
+};
+
+} // namespace
+
+TEST_F(Iaa, OnlineAfterItsProbeAndStatusSaysWhoRunsWhat)
+{
+	EXPECT_NE(sysfs_read(kIaa + "/reason").find("passed its probe"), std::string::npos);
+	auto st = run(kCli + " status");
+	ASSERT_EQ(st.status, 0) << st.output;
+	EXPECT_NE(st.output.find("deflate: iaa (deflate-iaa-double, online)"), std::string::npos)
+		<< st.output;
+	EXPECT_NE(st.output.find("lz4: software engines"), std::string::npos) << st.output;
+}
+
+// Every request of a batch is on the device before any completes.
+TEST_F(Iaa, DeflateBatchesRunOnTheDeviceInParallel)
+{
+	auto dev = open_dev();
+	auto s0 = iaa_stats();
+	int64_t sub0 = dbl("submitted");
+	EXPECT_EQ(round_trip(dev, 16), 0);
+	auto s1 = iaa_stats();
+	EXPECT_EQ(dbl("submitted") - sub0, 32);
+	EXPECT_EQ(s1["requests"] - s0["requests"], 32);
+	EXPECT_EQ(s1["redone"] - s0["redone"], 0);
+	// 8 engines at 200 us: 16 requests in flight at once, not one by one
+	EXPECT_GE(dbl("max_inflight"), 8);
+}
+
+TEST_F(Iaa, OtherCodecsStayOnTheSoftwareEngines)
+{
+	auto dev = open_dev();
+	int64_t sub0 = dbl("submitted");
+	for (unsigned codec : {ZBATCH_CODEC_LZ4, ZBATCH_CODEC_ZSTD, ZBATCH_CODEC_LZO})
+		EXPECT_EQ(round_trip(dev, 8, 4096, 3, codec), 0) << codec;
+	EXPECT_EQ(dbl("submitted"), sub0);
+}
+
+// Pages move both ways between IAA and software: the device reads the
+// software deflate (raw, 4 KiB window; the double checks IAA's history
+// rule on 64 KiB units) and the software reads IAA's fixed blocks.
+TEST_F(Iaa, SoftwareAndDeviceReadEachOthersOutput)
+{
+	auto dev = open_dev();
+	for (size_t len : {size_t{4096}, size_t{65536}}) {
+		auto in = zbatch::generate(zbatch::Pattern::Text, len, 7);
+		std::vector<uint8_t> sw(len + 64), hw(len + 64), out(len);
+		// software compress: IAA detached
+		ASSERT_EQ(sysfs_write(kIaa + "/driver", ""), 0);
+		ASSERT_EQ(state(), "disabled");
+		std::vector<Request> c(1);
+		c[0].src = in;
+		c[0].dst = sw;
+		ASSERT_TRUE(dev.submit(ZBATCH_OP_COMPRESS, ZBATCH_CODEC_DEFLATE, c));
+		ASSERT_EQ(c[0].status, 0);
+		uint32_t sw_len = c[0].produced;
+		ASSERT_EQ(sysfs_write(kIaa + "/driver", "deflate-iaa-double"), 0);
+		ASSERT_TRUE(wait_state("online"));
+		// the device decompresses it, and compresses its own
+		auto s0 = iaa_stats();
+		std::vector<Request> d(1);
+		d[0].src = std::span<const uint8_t>(sw.data(), sw_len);
+		d[0].dst = out;
+		ASSERT_TRUE(dev.submit(ZBATCH_OP_DECOMPRESS, ZBATCH_CODEC_DEFLATE, d));
+		EXPECT_EQ(d[0].status, 0);
+		EXPECT_EQ(out, in) << len;
+		c[0].dst = hw;
+		ASSERT_TRUE(dev.submit(ZBATCH_OP_COMPRESS, ZBATCH_CODEC_DEFLATE, c));
+		ASSERT_EQ(c[0].status, 0);
+		uint32_t hw_len = c[0].produced;
+		auto s1 = iaa_stats();
+		// 64 KiB buffers may be vmalloc'd by /dev/zbatch: those the
+		// device cannot take (refused) run in software
+		EXPECT_EQ(s1["requests"] - s0["requests"], 2);
+		EXPECT_EQ(s1["redone"] - s0["redone"], s1["refused"] - s0["refused"]);
+		// the software decompresses the device's output
+		ASSERT_EQ(sysfs_write(kIaa + "/driver", ""), 0);
+		std::fill(out.begin(), out.end(), 0);
+		d[0].src = std::span<const uint8_t>(hw.data(), hw_len);
+		ASSERT_TRUE(dev.submit(ZBATCH_OP_DECOMPRESS, ZBATCH_CODEC_DEFLATE, d));
+		EXPECT_EQ(d[0].status, 0);
+		EXPECT_EQ(out, in) << len;
+		ASSERT_EQ(sysfs_write(kIaa + "/driver", "deflate-iaa-double"), 0);
+		ASSERT_TRUE(wait_state("online"));
+	}
+}
+
+// iaa_crypto reports overflow and analytics errors as -EIO from the
+// callback: zbatch redoes those descriptors in software, loses nothing,
+// and keeps the device in service.
+TEST_F(Iaa, DeviceErrorsAreRedoneInSoftware)
+{
+	auto dev = open_dev();
+	for (const char *what : {"overflow", "analytics"}) {
+		auto s0 = iaa_stats();
+		int64_t e0 = dbl("errors");
+		{
+			Inject inj(what, 3);
+			for (uint64_t seed = 0; seed < 4; seed++)
+				EXPECT_EQ(round_trip(dev, 16, 4096, seed), 0) << what;
+		}
+		auto s1 = iaa_stats();
+		EXPECT_GT(dbl("errors") - e0, 0) << what;
+		EXPECT_EQ(s1["device_errors"] - s0["device_errors"], dbl("errors") - e0) << what;
+		EXPECT_EQ(s1["redone"] - s0["redone"], s1["device_errors"] - s0["device_errors"]);
+		EXPECT_EQ(state(), "online") << what;
+	}
+}
+
+// iaa_crypto's decompress may complete at submit (after its own software
+// fallback) with 0 and no callback.
+TEST_F(Iaa, SynchronousCompletionsAreTaken)
+{
+	auto dev = open_dev();
+	int64_t n0 = dbl("sync_completions");
+	{
+		Inject inj("sync", 2);
+		EXPECT_EQ(round_trip(dev, 16), 0);
+	}
+	EXPECT_GT(dbl("sync_completions") - n0, 0);
+}
+
+// Unbinding the last WQ makes iaa_crypto answer -ENODEV: the executor goes
+// offline at once, the batch still completes in software, and the
+// executor comes back when the device does.
+TEST_F(Iaa, NoDeviceTakesItOfflineAndItComesBack)
+{
+	auto dev = open_dev();
+	ASSERT_EQ(sysfs_write(kDbl + "/offline", "1"), 0);
+	EXPECT_EQ(round_trip(dev, 16), 0);
+	ASSERT_TRUE(wait_state("offline", 5));
+	EXPECT_TRUE(wait_state("offline", 5));
+	std::this_thread::sleep_for(std::chrono::milliseconds(500));
+	auto why = sysfs_read(kIaa + "/reason");
+	EXPECT_NE(why.find("ENODEV"), std::string::npos) << why;
+	EXPECT_NE(why.find("no IAA WQ is bound"), std::string::npos) << why;
+	auto st = run(kCli + " status");
+	EXPECT_NE(st.output.find("deflate: software engines (IAA offline:"), std::string::npos)
+		<< st.output;
+	EXPECT_EQ(round_trip(dev, 8), 0);
+	ASSERT_EQ(sysfs_write(kDbl + "/offline", "0"), 0);
+	EXPECT_TRUE(wait_state("online", 10)) << sysfs_read(kIaa + "/reason");
+	EXPECT_EQ(round_trip(dev, 8), 0);
+}
+
+// -ENODEV for some requests only (a WQ unbound mid-batch).
+TEST_F(Iaa, NoDeviceMidBatchLosesNothing)
+{
+	auto dev = open_dev();
+	{
+		Inject inj("nodev", 5);
+		EXPECT_EQ(round_trip(dev, 16), 0);
+	}
+	EXPECT_TRUE(wait_state("online", 10)) << sysfs_read(kIaa + "/reason");
+}
+
+// A completion that never comes: the batch gives up on it at timeout_ms,
+// redoes it in software, and the executor leaves service; zbatch cannot
+// be unloaded while the device may still complete it. The late
+// completion is harmless.
+TEST_F(Iaa, LostCompletionTimesOutAndIsRedone)
+{
+	auto dev = open_dev();
+	ASSERT_EQ(sysfs_write(kSys + "/timeout_ms", "200"), 0);
+	auto s0 = iaa_stats();
+	{
+		Inject inj("lost", 4);
+		EXPECT_EQ(round_trip(dev, 16), 0);
+	}
+	auto s1 = iaa_stats();
+	EXPECT_GT(s1["timeouts"] - s0["timeouts"], 0);
+	EXPECT_GE(s1["redone"] - s0["redone"], s1["timeouts"] - s0["timeouts"]);
+	EXPECT_GT(dbl("lost"), 0);
+	auto rm = run("rmmod zbatch");
+	EXPECT_NE(rm.status, 0) << "unloaded while the device holds requests";
+	ASSERT_EQ(sysfs_write(kDbl + "/release_lost", "1"), 0);
+	EXPECT_TRUE(wait_state("online", 10)) << sysfs_read(kIaa + "/reason");
+	EXPECT_EQ(round_trip(dev, 16), 0);
+}
+
+// The algorithm appears after zbatch loaded (a WQ binds later): the crypto
+// notifier attaches it without waiting for the retry period.
+TEST_F(Iaa, PicksUpTheDriverWhenItAppearsAndReportsWhenItIsMissing)
+{
+	ASSERT_EQ(sysfs_write(kIaa + "/driver", "deflate-iaa-absent"), 0);
+	EXPECT_EQ(state(), "offline");
+	auto why = sysfs_read(kIaa + "/reason");
+	EXPECT_NE(why.find("deflate-iaa-absent is not registered"), std::string::npos) << why;
+	// the double is free now: reload it while zbatch waits for it
+	auto rm = run("rmmod zbatch_iaa_double");
+	ASSERT_EQ(rm.status, 0) << rm.output;
+	ASSERT_EQ(sysfs_write(kIaa + "/driver", "deflate-iaa-double"), 0);
+	EXPECT_EQ(state(), "offline");
+	auto ins = run("insmod " + std::string(ZBATCH_SOURCE_DIR) +
+		       "/tests/iaa_double/zbatch_iaa_double.ko");
+	ASSERT_EQ(ins.status, 0) << ins.output;
+	EXPECT_TRUE(wait_state("online", 2)) << sysfs_read(kIaa + "/reason");
+	auto dev = open_dev();
+	EXPECT_EQ(round_trip(dev, 16), 0);
+}
+
+TEST_F(Iaa, DriverNameIsValidated)
+{
+	EXPECT_EQ(sysfs_write(kIaa + "/driver", "two words"), EINVAL);
+	EXPECT_EQ(sysfs_write(kIaa + "/driver", std::string(200, 'x')), EINVAL);
+	EXPECT_EQ(sysfs_read(kIaa + "/driver"), "deflate-iaa-double");
+}
