@@ -187,7 +187,8 @@ EXPORT_SYMBOL_GPL(zbatch_batch_size);
  * page raw), a stream the decompressor refuses -EBADMSG, a verify mismatch
  * -EIO, the watchdog -ETIMEDOUT, an address fault -EFAULT, a descriptor the
  * device refuses (opcode, flags, sizes) -EINVAL; one an executor gave back
- * undone (ZBATCH_CR_OFFLOAD) -EIO, or -ETIMEDOUT after a timeout.
+ * undone (ZBATCH_CR_OFFLOAD) -EIO, or -ETIMEDOUT after a timeout, -ENODEV
+ * when the driver had no device.
  *
  * Return: 0, a negative errno, or -EINPROGRESS while the status is 0.
  */
@@ -206,7 +207,9 @@ int zbatch_cr_errno(const struct iax_completion_record *cr, bool compress)
 	case ZBATCH_CR_WATCHDOG:
 		return -ETIMEDOUT;
 	case ZBATCH_CR_OFFLOAD:
-		return cr->error_code == ZBATCH_OFFLOAD_TIMEOUT ? -ETIMEDOUT : -EIO;
+		if (cr->error_code == ZBATCH_OFFLOAD_TIMEOUT)
+			return -ETIMEDOUT;
+		return cr->error_code == ZBATCH_OFFLOAD_NODEV ? -ENODEV : -EIO;
 	case IAX_COMP_ANALYTICS_ERROR:
 		switch (cr->error_code) {
 		case ZBATCH_CR_ERR_COMP_OVERFLOW:

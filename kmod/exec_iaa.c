@@ -188,7 +188,8 @@ static void finish_record(struct iaa_slot *s, int err)
 	if (err != -ETIMEDOUT)
 		atomic64_inc(&iaa.device_errors);
 	zbatch_cr_finish(cr, ZBATCH_CR_OFFLOAD,
-			 err == -ETIMEDOUT ? ZBATCH_OFFLOAD_TIMEOUT : ZBATCH_OFFLOAD_ERROR,
+			 err == -ETIMEDOUT ? ZBATCH_OFFLOAD_TIMEOUT :
+			 err == -ENODEV ? ZBATCH_OFFLOAD_NODEV : ZBATCH_OFFLOAD_ERROR,
 			 0, 0);
 }
 

@@ -27,6 +27,17 @@
  * where SPEEDUP = stock wall / zbatch wall per round (median, min, max)
  * and CPU_RATIO = zbatch CPU / stock CPU per round (median); ENG_NS is the
  * engines' part of CPU_NS. Ratios are in thousandths.
+ *
+ * With iaa_alg=DRIVER (e.g. deflate-iaa-double, the IAA test double, with
+ * zbatch's IAA executor attached to it), one more part: what a user of
+ * IAA runs today, DRIVER one page at a time through the crypto API (as
+ * zswap calls deflate-iaa), against zbatch deflate batches of 1..32 on the
+ * IAA executor, alternating per round:
+ *   iaastock DRIVER OP WALL_NS CPU_NS
+ *   iaa DRIVER OP MODE BATCH WALL_NS CPU_NS SPEEDUP SMIN SMAX VS_BATCH1
+ * SPEEDUP as above (against DRIVER one page at a time), VS_BATCH1 = zbatch
+ * batch 1 wall / this batch's wall per round (median). The device's own
+ * work (the double's workers) is not CPU_NS: on IAA it is not CPU work.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -61,6 +72,10 @@ MODULE_PARM_DESC(codecs, "Codecs, comma-separated");
 static char *modes = "sync,async,async_irq";
 module_param(modes, charp, 0444);
 MODULE_PARM_DESC(modes, "zbatch sync modes, comma-separated");
+
+static char *iaa_alg = "";
+module_param(iaa_alg, charp, 0444);
+MODULE_PARM_DESC(iaa_alg, "Also measure zbatch on IAA against this acomp driver per page");
 
 static const unsigned int batches[] = { 1, 2, 4, 8, 16, 32 };
 static const char *const mode_names[] = { "sync", "async", "async_irq" };
@@ -448,6 +463,88 @@ static int bench_codec(struct bench *b, struct bench *b2, unsigned int c,
 	return 0;
 }
 
+/* zbatch deflate on the IAA executor against @iaa_alg one page at a time. */
+static int bench_iaa(struct bench *b, bool comp, struct results *r)
+{
+	const char *op = comp ? "compress" : "decompress";
+	unsigned int rd, m, k;
+	struct sample st, z;
+	s64 v[MAX_ROUNDS];
+	int ret;
+
+	if (!comp) {
+		ret = stock_pass(iaa_alg, b, true, pages);
+		if (!ret)
+			ret = zbatch_pass(ZBATCH_CODEC_DEFLATE, b, true, 16, ZBATCH_KF_ASYNC_IRQ);
+		if (ret)
+			return ret;
+	}
+	for (rd = 0; rd < rounds; rd++) {
+		bool stock_first = !(rd & 1);
+
+		if (stock_first) {
+			ret = timed(&st, iaa_alg, 0, b, comp, 0, 0);
+			if (ret)
+				return ret;
+		}
+		for (m = 0; m < NM; m++) {
+			if (!listed(modes, mode_names[m]))
+				continue;
+			for (k = 0; k < NB; k++) {
+				ret = timed(&z, NULL, ZBATCH_CODEC_DEFLATE, b, comp, batches[k],
+					    mode_flags[m]);
+				if (ret) {
+					pr_err("iaa %s %s batch %u: %d\n", op, mode_names[m],
+					       batches[k], ret);
+					return ret;
+				}
+				r->z_wall[m][k][rd] = z.wall;
+				r->z_cpu[m][k][rd] = z.cpu;
+			}
+		}
+		if (!stock_first) {
+			ret = timed(&st, iaa_alg, 0, b, comp, 0, 0);
+			if (ret)
+				return ret;
+		}
+		r->s_wall[rd] = st.wall;
+		r->s_cpu[rd] = st.cpu;
+		for (m = 0; m < NM; m++)
+			for (k = 0; k < NB; k++) {
+				r->speed[m][k][rd] = div64_u64(1000 * st.wall,
+							       max_t(s64, r->z_wall[m][k][rd], 1));
+				/* against batch 1 of the same round */
+				r->cpur[m][k][rd] = div64_u64(1000 * r->z_wall[m][0][rd],
+							      max_t(s64, r->z_wall[m][k][rd], 1));
+			}
+	}
+	memcpy(v, r->s_wall, sizeof(v));
+	out("iaastock %s %s %lld", iaa_alg, op, median(v, rounds) / pages);
+	memcpy(v, r->s_cpu, sizeof(v));
+	out(" %lld\n", median(v, rounds) / pages);
+	for (m = 0; m < NM; m++) {
+		if (!listed(modes, mode_names[m]))
+			continue;
+		for (k = 0; k < NB; k++) {
+			s64 w, cpu, sp, lo, hi, vs1;
+
+			memcpy(v, r->z_wall[m][k], sizeof(v));
+			w = median(v, rounds) / pages;
+			memcpy(v, r->z_cpu[m][k], sizeof(v));
+			cpu = median(v, rounds) / pages;
+			memcpy(v, r->speed[m][k], sizeof(v));
+			sp = median(v, rounds);
+			lo = v[0];
+			hi = v[rounds - 1];
+			memcpy(v, r->cpur[m][k], sizeof(v));
+			vs1 = median(v, rounds);
+			out("iaa %s %s %s %u %lld %lld %lld %lld %lld %lld\n", iaa_alg, op,
+			    mode_names[m], batches[k], w, cpu, sp, lo, hi, vs1);
+		}
+	}
+	return 0;
+}
+
 static struct bench *bench_alloc(void)
 {
 	struct bench *b = vzalloc(sizeof(*b));
@@ -520,6 +617,10 @@ static int __init bench_init(void)
 			continue;
 		for (op = 0; op < 2 && !ret; op++)
 			ret = bench_codec(b, b2, c, op == 0, r);
+	}
+	for (op = 0; op < 2 && !ret && iaa_alg[0]; op++) {
+		memset(r, 0, sizeof(*r));
+		ret = bench_iaa(b, op == 0, r);
 	}
 	if (!ret) {
 		dir = debugfs_create_dir("zbatch_batch_bench", NULL);

@@ -52,6 +52,7 @@
 #define ZBATCH_CR_OFFLOAD		0xf3
 #define ZBATCH_OFFLOAD_ERROR		1	/* the driver reported an error */
 #define ZBATCH_OFFLOAD_TIMEOUT		2	/* abandoned at the timeout */
+#define ZBATCH_OFFLOAD_NODEV		3	/* the driver has no device */
 
 /* Most slices a job is cut into: the submitter's and 15 executors'. */
 #define ZBATCH_MAX_SLICES	16
