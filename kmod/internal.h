@@ -33,15 +33,16 @@ enum zbatch_sync_mode {
 	ZBATCH_ASYNC_IRQ,	/* submit returns; engines wake the waiter */
 };
 
-enum zbatch_policy {
-	ZBATCH_POLICY_LOCAL = 0,	/* every job on the CPU's local device */
-	ZBATCH_POLICY_GLOBAL,		/* compress round-robins over the node */
-};
+/* Work queues per modelled device at most (load parameter wqs). */
+#define ZBATCH_MAX_WQS	8
 
 struct zbatch_config {
 	unsigned int codec;		/* enum zbatch_codec, never DEFAULT */
 	unsigned int sync_mode;
-	unsigned int policy;
+	/* the series' WQ design (map.h): iaa_crypto's names and meanings */
+	bool distribute_comps;		/* compress round-robins over the package */
+	bool distribute_decomps;	/* decompress too (default: local) */
+	unsigned int g_comp_wqs;	/* g_comp_wqs_per_iaa: compress-only WQs */
 	bool verify;
 	unsigned int timeout_ms;
 };
@@ -232,7 +233,6 @@ struct zbatch_wq *zbatch_wq_pick(enum zbatch_op op);
 unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu,
 			       unsigned int *polling);
 void zbatch_wq_timed_out(struct zbatch_wq *wq);
-void zbatch_map_rebuild(void);
 
 /* ---- the software executor (exec_sw.c) ---- */
 extern const struct zbatch_exec_ops zbatch_exec_sw;

@@ -22,7 +22,9 @@ DEFINE_MUTEX(zbatch_cfg_lock);
 struct zbatch_config zbatch_cfg = {
 	.codec = ZBATCH_CODEC_LZ4,
 	.sync_mode = ZBATCH_ASYNC,
-	.policy = ZBATCH_POLICY_LOCAL,
+	.distribute_comps = true,
+	.distribute_decomps = false,
+	.g_comp_wqs = 1,
 	.verify = false,
 	.timeout_ms = 1000,
 };

@@ -1,99 +1,110 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CPU -> device mapping, the seeds' even mapping and global WQ policy.
- * Pure C with no kernel dependency: also compiled into the host unit tests.
+ * CPU -> device mapping per package (see map.h). Pure C with no kernel
+ * dependency: also compiled into the host unit tests and load generator.
+ * Building is O(CPUs^2) once per layout change; picks are O(1).
  */
 #include "map.h"
 
-static unsigned int node_devs(const struct zbatch_topo *t, int node)
+/* Distinct core ids of package @pkg (all packages: -1), sorted; count. */
+static unsigned int pkg_cores(const struct zbatch_topo *t, int pkg, int *out)
 {
-	unsigned int d, n = 0;
+	unsigned int c, n = 0, i;
 
-	for (d = 0; d < t->nr_devs; d++)
-		if (t->dev_node[d] == node)
-			n++;
+	for (c = 0; c < t->nr_cpus; c++) {
+		int core = t->cpu_core[c];
+
+		if (t->cpu_pkg[c] < 0 || (pkg >= 0 && t->cpu_pkg[c] != pkg))
+			continue;
+		for (i = 0; i < n && out[i] < core; i++)
+			;
+		if (i < n && out[i] == core)
+			continue;
+		/* insert at i */
+		for (unsigned int j = n; j > i; j--)
+			out[j] = out[j - 1];
+		out[i] = core;
+		n++;
+	}
 	return n;
 }
 
-/* The @k-th device of @node, or of all devices when @node is -1. */
-static int nth_dev(const struct zbatch_topo *t, int node, unsigned int k)
+static unsigned int rank_of(const int *cores, unsigned int n, int core)
 {
-	unsigned int d;
+	unsigned int lo = 0, hi = n;
 
-	for (d = 0; d < t->nr_devs; d++) {
-		if (node >= 0 && t->dev_node[d] != node)
-			continue;
-		if (k-- == 0)
-			return (int)d;
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (cores[mid] < core)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return -1;
+	return lo;
 }
 
-/*
- * Rank of @cpu's core among the distinct cores of @node (all nodes when
- * @node is -1), in core id order, and the number of such cores.
- */
-static void core_rank(const struct zbatch_topo *t, unsigned int cpu, int node,
-		      unsigned int *rank, unsigned int *cores)
+int zbatch_map_build(const struct zbatch_topo *t, struct zbatch_map *m)
 {
-	int me = t->cpu_core[cpu];
-	unsigned int c, p;
+	unsigned int cpu, d, k = 0, cores = 0;
+	int cached = -2;
 
-	*rank = 0;
-	*cores = 0;
-	for (c = 0; c < t->nr_cpus; c++) {
-		int dup = 0;
-
-		if (t->cpu_node[c] < 0 || (node >= 0 && t->cpu_node[c] != node))
-			continue;
-		/* count each core once: at its first CPU */
-		for (p = 0; p < c; p++) {
-			if (t->cpu_core[p] == t->cpu_core[c] &&
-			    t->cpu_node[p] == t->cpu_node[c]) {
-				dup = 1;
-				break;
-			}
+	if (!t->nr_devs) {
+		for (cpu = 0; cpu < t->nr_cpus; cpu++) {
+			m->local[cpu] = -1;
+			m->ndev[cpu] = 0;
+			m->first[cpu] = 0;
+			m->start[cpu] = 0;
 		}
-		if (dup)
+		return -1;
+	}
+	/* devices grouped by package, in package then id order */
+	for (d = 0; d < t->nr_devs; d++) {
+		int pkg = t->dev_pkg[d], seen = 0;
+		unsigned int e;
+
+		for (e = 0; e < d; e++)
+			if (t->dev_pkg[e] == pkg)
+				seen = 1;
+		if (seen)
 			continue;
-		(*cores)++;
-		if (t->cpu_core[c] < me)
-			(*rank)++;
+		for (e = d; e < t->nr_devs; e++)
+			if (t->dev_pkg[e] == pkg)
+				m->pkg_devs[k++] = (int)e;
 	}
-}
+	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
+		int pkg = t->cpu_pkg[cpu];
+		unsigned int first = 0, n = 0, rank, idx;
 
-int zbatch_map_local(const struct zbatch_topo *t, unsigned int cpu)
-{
-	unsigned int ndev, rank, cores;
-	int node;
-
-	if (cpu >= t->nr_cpus || t->cpu_node[cpu] < 0 || t->nr_devs == 0)
-		return -1;
-	node = t->cpu_node[cpu];
-	core_rank(t, cpu, node, &rank, &cores);
-	if (cores == 0)
-		return -1;
-	ndev = node_devs(t, node);
-	if (ndev == 0) {
-		node = -1;	/* spread this node's cores over every device */
-		ndev = t->nr_devs;
+		m->local[cpu] = -1;
+		m->first[cpu] = 0;
+		m->ndev[cpu] = 0;
+		m->start[cpu] = 0;
+		if (pkg < 0)
+			continue;
+		for (k = 0; k < t->nr_devs; k++) {
+			if (t->dev_pkg[m->pkg_devs[k]] != pkg)
+				continue;
+			if (!n)
+				first = k;
+			n++;
+		}
+		if (!n) {
+			/* a package without devices: spread over every device */
+			first = 0;
+			n = t->nr_devs;
+		}
+		/* the package's cores, kept while CPUs stay in it */
+		if (pkg != cached) {
+			cores = pkg_cores(t, pkg, m->scratch);
+			cached = pkg;
+		}
+		rank = rank_of(m->scratch, cores, t->cpu_core[cpu]);
+		idx = (unsigned int)((unsigned long long)rank * n / cores);
+		m->local[cpu] = m->pkg_devs[first + idx];
+		m->first[cpu] = first;
+		m->ndev[cpu] = n;
+		m->start[cpu] = idx;
 	}
-	return nth_dev(t, node, (unsigned int)((unsigned long long)rank * ndev / cores));
-}
-
-int zbatch_map_global(const struct zbatch_topo *t, unsigned int cpu,
-		      unsigned int seq)
-{
-	unsigned int ndev;
-	int node;
-
-	if (cpu >= t->nr_cpus || t->cpu_node[cpu] < 0 || t->nr_devs == 0)
-		return -1;
-	node = t->cpu_node[cpu];
-	ndev = node_devs(t, node);
-	if (ndev == 0) {
-		node = -1;
-		ndev = t->nr_devs;
-	}
-	return nth_dev(t, node, seq % ndev);
+	return 0;
 }

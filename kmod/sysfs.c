@@ -16,11 +16,6 @@ static const char *const mode_names[] = {
 	[ZBATCH_ASYNC_IRQ] = "async_irq",
 };
 
-static const char *const policy_names[] = {
-	[ZBATCH_POLICY_LOCAL] = "local",
-	[ZBATCH_POLICY_GLOBAL] = "global",
-};
-
 /* Show a choice list with the current one in brackets, as zram does. */
 /* "a [b] c": the choices @first..@nr-1 of @names, @cur in brackets. */
 ssize_t zbatch_sysfs_choice(char *buf, const char *const *names,
@@ -115,17 +110,47 @@ static ssize_t sync_mode_store(struct kobject *k, struct kobj_attribute *a,
 			  find_choice(buf, mode_names, ARRAY_SIZE(mode_names), 0), len);
 }
 
-static ssize_t policy_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+static ssize_t distribute_comps_show(struct kobject *k, struct kobj_attribute *a,
+				     char *buf)
 {
-	return zbatch_sysfs_choice(buf, policy_names, ARRAY_SIZE(policy_names),
-			   READ_ONCE(zbatch_cfg.policy), 0);
+	return sysfs_emit(buf, "%d\n", READ_ONCE(zbatch_cfg.distribute_comps));
 }
 
-static ssize_t policy_store(struct kobject *k, struct kobj_attribute *a,
-			    const char *buf, size_t len)
+static ssize_t distribute_comps_store(struct kobject *k, struct kobj_attribute *a,
+				      const char *buf, size_t len)
 {
-	return apply_uint(&zbatch_cfg.policy,
-			  find_choice(buf, policy_names, ARRAY_SIZE(policy_names), 0), len);
+	return apply_bool(&zbatch_cfg.distribute_comps, buf, len);
+}
+
+static ssize_t distribute_decomps_show(struct kobject *k, struct kobj_attribute *a,
+				       char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(zbatch_cfg.distribute_decomps));
+}
+
+static ssize_t distribute_decomps_store(struct kobject *k, struct kobj_attribute *a,
+					const char *buf, size_t len)
+{
+	return apply_bool(&zbatch_cfg.distribute_decomps, buf, len);
+}
+
+static ssize_t g_comp_wqs_per_iaa_show(struct kobject *k, struct kobj_attribute *a,
+				       char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(zbatch_cfg.g_comp_wqs));
+}
+
+static ssize_t g_comp_wqs_per_iaa_store(struct kobject *k, struct kobj_attribute *a,
+					const char *buf, size_t len)
+{
+	unsigned int v;
+	int ret = kstrtouint(buf, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v > ZBATCH_MAX_WQS)
+		return -EINVAL;
+	return apply_uint(&zbatch_cfg.g_comp_wqs, v, len);
 }
 
 static ssize_t verify_compress_show(struct kobject *k, struct kobj_attribute *a,
@@ -194,7 +219,9 @@ static struct kobj_attribute version_attr = __ATTR_RO(version);
 static struct kobj_attribute abi_version_attr = __ATTR_RO(abi_version);
 static struct kobj_attribute codec_attr = __ATTR_RW(codec);
 static struct kobj_attribute sync_mode_attr = __ATTR_RW(sync_mode);
-static struct kobj_attribute policy_attr = __ATTR_RW(policy);
+static struct kobj_attribute distribute_comps_attr = __ATTR_RW(distribute_comps);
+static struct kobj_attribute distribute_decomps_attr = __ATTR_RW(distribute_decomps);
+static struct kobj_attribute g_comp_wqs_per_iaa_attr = __ATTR_RW(g_comp_wqs_per_iaa);
 static struct kobj_attribute verify_compress_attr = __ATTR_RW(verify_compress);
 static struct kobj_attribute timeout_ms_attr = __ATTR_RW(timeout_ms);
 static struct kobj_attribute acomp_inline_attr = __ATTR_RW(acomp_inline);
@@ -208,7 +235,9 @@ static struct attribute *zbatch_attrs[] = {
 	&abi_version_attr.attr,
 	&codec_attr.attr,
 	&sync_mode_attr.attr,
-	&policy_attr.attr,
+	&distribute_comps_attr.attr,
+	&distribute_decomps_attr.attr,
+	&g_comp_wqs_per_iaa_attr.attr,
 	&verify_compress_attr.attr,
 	&timeout_ms_attr.attr,
 	&acomp_inline_attr.attr,

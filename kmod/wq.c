@@ -35,53 +35,56 @@ MODULE_PARM_DESC(wq_shared, "Model shared WQs (ENQCMD) instead of dedicated ones
 struct zbatch_dev **zbatch_devs;
 unsigned int zbatch_nr_devs;
 
-/* CPU -> local device, rebuilt from map.c when the layout changes. */
-static int *cpu_dev;
-static DEFINE_PER_CPU(unsigned int, global_seq);
-static int *topo_node, *topo_core, *topo_dev_node;
+/* CPU -> device tables (map.c), built once the devices exist. */
+static struct zbatch_map cpu_map;
+static DEFINE_PER_CPU(unsigned int, comp_seq);
+static DEFINE_PER_CPU(unsigned int, decomp_seq);
+static int *topo_pkg, *topo_core, *topo_dev_pkg;
 
 /* ---- WQ choice ---- */
-static struct zbatch_wq *dev_wq(struct zbatch_dev *dev)
+/*
+ * The first WQ in service of @dev, in priority order, whose type takes
+ * the job; failing that, any in service (a typed WQ taken out of service
+ * must not strand its jobs on a device that has others).
+ */
+static struct zbatch_wq *dev_wq(struct zbatch_dev *dev, bool comp)
 {
-	unsigned int i;
+	unsigned int i, g = READ_ONCE(zbatch_cfg.g_comp_wqs);
+	struct zbatch_wq *any = NULL;
 
-	for (i = 0; i < dev->nr_wqs; i++)
-		if (READ_ONCE(dev->wqs[i]->enabled))
-			return dev->wqs[i];
-	return NULL;
-}
+	for (i = 0; i < dev->nr_wqs; i++) {
+		struct zbatch_wq *wq = dev->wqs[i];
 
-static struct zbatch_topo topo(void)
-{
-	return (struct zbatch_topo) {
-		.nr_cpus = nr_cpu_ids,
-		.cpu_node = topo_node,
-		.cpu_core = topo_core,
-		.nr_devs = zbatch_nr_devs,
-		.dev_node = topo_dev_node,
-	};
+		if (!READ_ONCE(wq->enabled))
+			continue;
+		if (zbatch_wq_takes(zbatch_wq_type(dev->nr_wqs, g, wq->id), comp))
+			return wq;
+		if (!any)
+			any = wq;
+	}
+	return any;
 }
 
 struct zbatch_wq *zbatch_wq_pick(enum zbatch_op op)
 {
-	struct zbatch_topo t = topo();
+	bool comp = op == ZBATCH_OP_COMPRESS;
 	struct zbatch_wq *wq = NULL;
 	unsigned int cpu, d, seq;
+	bool distribute;
 	int dev;
 
+	distribute = comp ? READ_ONCE(zbatch_cfg.distribute_comps) :
+			    READ_ONCE(zbatch_cfg.distribute_decomps);
 	cpu = get_cpu();
-	dev = cpu_dev[cpu];
-	if (op == ZBATCH_OP_COMPRESS &&
-	    READ_ONCE(zbatch_cfg.policy) == ZBATCH_POLICY_GLOBAL) {
-		seq = this_cpu_inc_return(global_seq);
-		dev = zbatch_map_global(&t, cpu, seq);
-	}
+	seq = distribute ? (comp ? this_cpu_inc_return(comp_seq) :
+			   this_cpu_inc_return(decomp_seq)) : 0;
+	dev = zbatch_map_pick(&cpu_map, cpu, distribute, seq);
 	put_cpu();
 	if (dev >= 0)
-		wq = dev_wq(zbatch_devs[dev]);
-	/* the local device has no WQ in service: any other device's */
+		wq = dev_wq(zbatch_devs[dev], comp);
+	/* the device has no WQ in service: any other device's */
 	for (d = 0; !wq && d < zbatch_nr_devs; d++)
-		wq = dev_wq(zbatch_devs[d]);
+		wq = dev_wq(zbatch_devs[d], comp);
 	return wq;
 }
 
@@ -102,13 +105,17 @@ unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu,
 	return min_t(unsigned int, n, ZBATCH_MAX_SLICES - 1);
 }
 
-void zbatch_map_rebuild(void)
+static void map_build(void)
 {
-	struct zbatch_topo t = topo();
-	unsigned int cpu;
+	struct zbatch_topo t = {
+		.nr_cpus = nr_cpu_ids,
+		.cpu_pkg = topo_pkg,
+		.cpu_core = topo_core,
+		.nr_devs = zbatch_nr_devs,
+		.dev_pkg = topo_dev_pkg,
+	};
 
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		cpu_dev[cpu] = zbatch_map_local(&t, cpu);
+	zbatch_map_build(&t, &cpu_map);
 }
 
 /**
@@ -151,7 +158,7 @@ static ssize_t cpus_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 
 	/* the CPUs whose local WQs live on this device */
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		if (cpu_dev[cpu] != (int)dev->id || !cpu_possible(cpu))
+		if (cpu_map.local[cpu] != (int)dev->id || !cpu_possible(cpu))
 			continue;
 		n += sysfs_emit_at(buf, n, "%s%u", n ? " " : "", cpu);
 	}
@@ -191,6 +198,19 @@ static ssize_t executor_show(struct kobject *k, struct kobj_attribute *a, char *
 	return sysfs_emit(buf, "%s\n", to_wq(k)->ops->name);
 }
 
+static ssize_t type_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	static const char *const names[] = {
+		[ZBATCH_WQ_GENERIC] = "generic",
+		[ZBATCH_WQ_COMP] = "compress",
+		[ZBATCH_WQ_DECOMP] = "decompress",
+	};
+	struct zbatch_wq *wq = to_wq(k);
+
+	return sysfs_emit(buf, "%s\n", names[zbatch_wq_type(wq->dev->nr_wqs,
+					READ_ONCE(zbatch_cfg.g_comp_wqs), wq->id)]);
+}
+
 static ssize_t enabled_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 {
 	return sysfs_emit(buf, "%d\n", READ_ONCE(to_wq(k)->enabled));
@@ -218,11 +238,12 @@ static struct kobj_attribute wq_size_attr = __ATTR_RO(size);
 static struct kobj_attribute wq_priority_attr = __ATTR_RO(priority);
 static struct kobj_attribute wq_queued_attr = __ATTR_RO(queued);
 static struct kobj_attribute wq_executor_attr = __ATTR_RO(executor);
+static struct kobj_attribute wq_type_attr = __ATTR_RO(type);
 static struct kobj_attribute wq_enabled_attr = __ATTR_RW(enabled);
 static struct attribute *wq_attrs[] = {
 	&wq_mode_attr.attr, &wq_size_attr.attr, &wq_priority_attr.attr,
 	&wq_queued_attr.attr, &wq_executor_attr.attr, &wq_enabled_attr.attr,
-	NULL,
+	&wq_type_attr.attr, NULL,
 };
 ATTRIBUTE_GROUPS(wq);
 
@@ -347,18 +368,25 @@ static void dev_destroy(struct zbatch_dev *dev)
 
 static int topo_create(void)
 {
-	unsigned int cpu;
+	unsigned int cpu, n = nr_cpu_ids;
 
-	cpu_dev = kcalloc(nr_cpu_ids, sizeof(int), GFP_KERNEL);
-	topo_node = kcalloc(nr_cpu_ids, sizeof(int), GFP_KERNEL);
-	topo_core = kcalloc(nr_cpu_ids, sizeof(int), GFP_KERNEL);
-	topo_dev_node = kcalloc(zbatch_nr_devs, sizeof(int), GFP_KERNEL);
-	if (!cpu_dev || !topo_node || !topo_core || !topo_dev_node)
+	topo_pkg = kcalloc(n, sizeof(int), GFP_KERNEL);
+	topo_core = kcalloc(n, sizeof(int), GFP_KERNEL);
+	topo_dev_pkg = kcalloc(zbatch_nr_devs, sizeof(int), GFP_KERNEL);
+	cpu_map.local = kcalloc(n, sizeof(int), GFP_KERNEL);
+	cpu_map.first = kcalloc(n, sizeof(unsigned int), GFP_KERNEL);
+	cpu_map.ndev = kcalloc(n, sizeof(unsigned int), GFP_KERNEL);
+	cpu_map.start = kcalloc(n, sizeof(unsigned int), GFP_KERNEL);
+	cpu_map.scratch = kcalloc(n, sizeof(int), GFP_KERNEL);
+	cpu_map.pkg_devs = kcalloc(zbatch_nr_devs, sizeof(int), GFP_KERNEL);
+	if (!topo_pkg || !topo_core || !topo_dev_pkg || !cpu_map.local ||
+	    !cpu_map.first || !cpu_map.ndev || !cpu_map.start || !cpu_map.scratch ||
+	    !cpu_map.pkg_devs)
 		return -ENOMEM;
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+	for (cpu = 0; cpu < n; cpu++) {
 		bool here = cpu_possible(cpu);
 
-		topo_node[cpu] = here ? cpu_to_node(cpu) : -1;
+		topo_pkg[cpu] = here ? topology_physical_package_id(cpu) : -1;
 		/* core ids repeat across packages: make them system-wide */
 		topo_core[cpu] = here ? topology_physical_package_id(cpu) * 65536 +
 					topology_core_id(cpu) : 0;
@@ -368,10 +396,24 @@ static int topo_create(void)
 
 static void topo_destroy(void)
 {
-	kfree(topo_dev_node);
+	kfree(cpu_map.pkg_devs);
+	kfree(cpu_map.scratch);
+	kfree(cpu_map.start);
+	kfree(cpu_map.ndev);
+	kfree(cpu_map.first);
+	kfree(cpu_map.local);
+	memset(&cpu_map, 0, sizeof(cpu_map));
+	kfree(topo_dev_pkg);
 	kfree(topo_core);
-	kfree(topo_node);
-	kfree(cpu_dev);
+	kfree(topo_pkg);
+}
+
+/* The package of @node's first CPU (0 for a node without CPUs). */
+static int node_pkg(int node)
+{
+	unsigned int cpu = cpumask_first(cpumask_of_node(node));
+
+	return cpu < nr_cpu_ids ? topology_physical_package_id(cpu) : 0;
 }
 
 /**
@@ -385,7 +427,7 @@ int zbatch_wq_create(struct kobject *parent)
 	unsigned int i, nodes = num_online_nodes(), next_cpu = -1;
 	int ret, node;
 
-	if (devices > 64 || wqs < 1 || wqs > 8 || wq_size < 1 || wq_size > 1024 ||
+	if (devices > 64 || wqs < 1 || wqs > ZBATCH_MAX_WQS || wq_size < 1 || wq_size > 1024 ||
 	    engines > 64) {
 		pr_err("invalid layout: devices=%u (0..64) engines=%u (0..64) wqs=%u (1..8) wq_size=%u (1..1024)\n",
 		       devices, engines, wqs, wq_size);
@@ -408,12 +450,12 @@ int zbatch_wq_create(struct kobject *parent)
 			goto err_destroy;
 		}
 		zbatch_devs[i] = dev;
-		topo_dev_node[i] = node;
+		topo_dev_pkg[i] = node_pkg(node);
 		node = next_online_node(node);
 		if (node >= MAX_NUMNODES)
 			node = first_online_node;
 	}
-	zbatch_map_rebuild();
+	map_build();
 	return 0;
 
 err_destroy:

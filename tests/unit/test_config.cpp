@@ -12,7 +12,9 @@ void fake_module(FakeTree &t)
 	t.put("/sys/kernel/zbatch/version", "0.2.0\n");
 	t.put("/sys/kernel/zbatch/codec", "deflate [lz4] zstd lzo\n");
 	t.put("/sys/kernel/zbatch/sync_mode", "sync [async] async_irq\n");
-	t.put("/sys/kernel/zbatch/policy", "[local] global\n");
+	t.put("/sys/kernel/zbatch/distribute_comps", "1\n");
+	t.put("/sys/kernel/zbatch/distribute_decomps", "0\n");
+	t.put("/sys/kernel/zbatch/g_comp_wqs_per_iaa", "1\n");
 	t.put("/sys/kernel/zbatch/verify_compress", "0\n");
 	t.put("/sys/kernel/zbatch/timeout_ms", "1000\n");
 	t.put("/sys/kernel/zbatch/acomp_inline", "1\n");

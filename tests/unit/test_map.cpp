@@ -1,147 +1,185 @@
 // SPDX-License-Identifier: GPL-2.0
-// CPU -> device mapping (kmod/map.c) over simulated topologies.
+// CPU -> device mapping and WQ types (kmod/map.c) on simulated servers.
+#include <algorithm>
 #include <map>
+#include <random>
 #include <set>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-extern "C" {
-#include "map.h"
-}
+#include "map_sim.hpp"
+
+using mapsim::Map;
+using mapsim::Server;
 
 namespace {
 
-struct Topo {
-	std::vector<int> node, core, dev_node;
-	zbatch_topo t() const
-	{
-		return {static_cast<unsigned int>(node.size()), node.data(), core.data(),
-			static_cast<unsigned int>(dev_node.size()), dev_node.data()};
-	}
-};
-
-// sockets x cores x threads; SMT sibling t of core c is CPU t*total + c
-// (Linux x86 enumeration: all first threads, then all second threads).
-Topo make(int nodes, int cores_per_node, int threads, int devs_per_node)
+void expect_even_per_package(const Server &s, const Map &mp)
 {
-	Topo tp;
-	int total = nodes * cores_per_node;
-	for (int t = 0; t < threads; t++)
-		for (int c = 0; c < total; c++) {
-			tp.node.push_back(c / cores_per_node);
-			tp.core.push_back(c);
-		}
-	for (int n = 0; n < nodes; n++)
-		for (int d = 0; d < devs_per_node; d++)
-			tp.dev_node.push_back(n);
-	return tp;
-}
-
-void expect_even_and_smt_shared(const Topo &tp)
-{
-	auto t = tp.t();
 	std::map<int, std::set<int>> cores_of_dev;
 	std::map<int, int> dev_of_core;
-	for (unsigned int cpu = 0; cpu < t.nr_cpus; cpu++) {
-		int d = zbatch_map_local(&t, cpu);
-		ASSERT_GE(d, 0) << "cpu " << cpu;
-		ASSERT_EQ(tp.dev_node[d], tp.node[cpu]) << "cpu " << cpu << " left its node";
-		auto [it, fresh] = dev_of_core.emplace(tp.core[cpu], d);
-		EXPECT_EQ(it->second, d) << "SMT siblings of core " << tp.core[cpu] << " split";
-		cores_of_dev[d].insert(tp.core[cpu]);
+	for (size_t cpu = 0; cpu < s.pkg.size(); cpu++) {
+		int d = mp.local[cpu];
+		ASSERT_GE(d, 0) << s.name << " cpu " << cpu;
+		ASSERT_EQ(s.dev_pkg[d], s.pkg[cpu]) << s.name << " cpu " << cpu << " left its package";
+		auto [it, fresh] = dev_of_core.emplace(s.core[cpu], d);
+		EXPECT_EQ(it->second, d) << "SMT siblings of core " << s.core[cpu] << " split";
+		cores_of_dev[d].insert(s.core[cpu]);
 	}
-	ASSERT_EQ(cores_of_dev.size(), tp.dev_node.size()) << "a device serves no CPU";
+	ASSERT_EQ(cores_of_dev.size(), s.dev_pkg.size()) << s.name << ": a device serves no CPU";
 	size_t lo = SIZE_MAX, hi = 0;
 	for (auto &[d, cores] : cores_of_dev) {
 		lo = std::min(lo, cores.size());
 		hi = std::max(hi, cores.size());
 	}
-	EXPECT_LE(hi - lo, 1u) << "uneven: " << lo << " to " << hi << " cores per device";
+	EXPECT_LE(hi - lo, 1u) << s.name << ": " << lo << " to " << hi << " cores per device";
+}
+
+// Jobs per device when every CPU submits @jobs[cpu] jobs of one kind.
+std::vector<long> load(const Server &s, const Map &mp, bool distribute,
+		       const std::vector<int> &jobs)
+{
+	std::vector<long> per(s.dev_pkg.size());
+	for (size_t cpu = 0; cpu < s.pkg.size(); cpu++)
+		for (int j = 1; j <= jobs[cpu]; j++)
+			per[zbatch_map_pick(&mp.m, static_cast<unsigned>(cpu), distribute,
+					    static_cast<unsigned>(j))]++;
+	return per;
+}
+
+double spread(const std::vector<long> &per)
+{
+	auto [lo, hi] = std::minmax_element(per.begin(), per.end());
+	return *lo ? static_cast<double>(*hi) / static_cast<double>(*lo) - 1.0 : 1e9;
 }
 
 } // namespace
 
-TEST(Map, TwoSockets56CoresSmt2FourDevicesPerSocket)
+TEST(Map, EveryServerMapsEvenlyWithinItsPackage)
 {
-	auto tp = make(2, 56, 2, 4);
-	ASSERT_EQ(tp.node.size(), 224u);
-	expect_even_and_smt_shared(tp);
-	auto t = tp.t();
-	// 56 cores / 4 devices = 14 cores each, in core order
-	EXPECT_EQ(zbatch_map_local(&t, 0), 0);
-	EXPECT_EQ(zbatch_map_local(&t, 13), 0);
-	EXPECT_EQ(zbatch_map_local(&t, 14), 1);
-	EXPECT_EQ(zbatch_map_local(&t, 55), 3);
-	EXPECT_EQ(zbatch_map_local(&t, 56), 4);	// second socket
-	EXPECT_EQ(zbatch_map_local(&t, 112), 0);	// SMT sibling of CPU 0
+	for (const auto &s : mapsim::servers()) {
+		Map mp(s);
+		expect_even_per_package(s, mp);
+	}
 }
 
-TEST(Map, Cpus384EightDevicesSixNodes)
+TEST(Map, TwoSockets56CoresSmt2FourDevicesPerSocket)
 {
-	// 6 nodes x 32 cores x 2 threads = 384 CPUs; 8 devices spread round
-	// robin over nodes: nodes 0 and 1 get two, the others one.
-	Topo tp = make(6, 32, 2, 0);
-	for (int d = 0; d < 8; d++)
-		tp.dev_node.push_back(d % 6);
-	ASSERT_EQ(tp.node.size(), 384u);
-	auto t = tp.t();
-	std::map<int, std::set<int>> cores_of_dev;
-	std::map<int, int> dev_of_core;
-	for (unsigned int cpu = 0; cpu < t.nr_cpus; cpu++) {
-		int d = zbatch_map_local(&t, cpu);
-		ASSERT_GE(d, 0);
-		EXPECT_EQ(tp.dev_node[d], tp.node[cpu]);
-		auto [it, fresh] = dev_of_core.emplace(tp.core[cpu], d);
-		EXPECT_EQ(it->second, d);
-		cores_of_dev[d].insert(tp.core[cpu]);
+	auto s = mapsim::servers()[0];
+	Map mp(s);
+	ASSERT_EQ(s.pkg.size(), 224u);
+	// 56 cores / 4 devices = 14 cores each, in core order
+	EXPECT_EQ(mp.local[0], 0);
+	EXPECT_EQ(mp.local[13], 0);
+	EXPECT_EQ(mp.local[14], 1);
+	EXPECT_EQ(mp.local[55], 3);
+	EXPECT_EQ(mp.local[56], 4);	// second socket
+	EXPECT_EQ(mp.local[112], 0);	// SMT sibling of CPU 0
+}
+
+// Compress jobs round-robin over the package's devices from each CPU's own
+// local device (staggered start): devices stay within 5% of each other
+// even when CPUs submit very different amounts.
+TEST(Map, DistributedCompressKeepsDevicesWithin5PercentUnderSkewedLoad)
+{
+	std::mt19937 rng(42);
+	for (const auto &s : mapsim::servers()) {
+		Map mp(s);
+		std::vector<int> jobs(s.pkg.size());
+		for (auto &j : jobs)
+			j = static_cast<int>(rng() % 400);	// 0..399 jobs per CPU
+		auto per = load(s, mp, true, jobs);
+		// per package: compare the devices of each package
+		std::map<int, std::vector<long>> by_pkg;
+		for (size_t d = 0; d < per.size(); d++)
+			by_pkg[s.dev_pkg[d]].push_back(per[d]);
+		for (auto &[p, v] : by_pkg)
+			EXPECT_LE(spread(v), 0.05) << s.name << " package " << p;
 	}
-	EXPECT_EQ(cores_of_dev.size(), 8u);
-	for (auto &[d, cores] : cores_of_dev)
-		EXPECT_EQ(cores.size(), tp.dev_node[d] < 2 ? 16u : 32u) << "device " << d;
+}
+
+// Decompress stays local (distribute_decomps=0): even when every CPU is
+// equally busy, as the mapping gives each device the same number of cores.
+TEST(Map, LocalDecompressIsEvenForUniformLoad)
+{
+	for (const auto &s : mapsim::servers()) {
+		Map mp(s);
+		std::vector<int> jobs(s.pkg.size(), 100);
+		EXPECT_LE(spread(load(s, mp, false, jobs)), 0.05) << s.name;
+	}
+}
+
+// The first job of every CPU lands on its local device, the next ones walk
+// the package in order.
+TEST(Map, StaggeredStartIsTheLocalDevice)
+{
+	auto s = mapsim::servers()[0];
+	Map mp(s);
+	for (unsigned cpu : {0u, 20u, 60u, 200u}) {
+		int local = mp.local[cpu];
+		EXPECT_EQ(zbatch_map_pick(&mp.m, cpu, 1, 0), local);
+		std::set<int> seen;
+		for (unsigned seq = 0; seq < 4; seq++)
+			seen.insert(zbatch_map_pick(&mp.m, cpu, 1, seq));
+		EXPECT_EQ(seen.size(), 4u);
+		for (int d : seen)
+			EXPECT_EQ(s.dev_pkg[d], s.pkg[cpu]);
+		EXPECT_EQ(zbatch_map_pick(&mp.m, cpu, 0, 3), local);
+	}
 }
 
 TEST(Map, UnevenSplitDiffersByAtMostOneCore)
 {
-	expect_even_and_smt_shared(make(1, 10, 2, 3));
-	expect_even_and_smt_shared(make(2, 7, 1, 2));
-	expect_even_and_smt_shared(make(1, 2, 1, 1));
+	for (auto s : {mapsim::make("1x10x2, 3 dev", 1, 10, 2, 3),
+		       mapsim::make("2x7x1, 2 dev", 2, 7, 1, 2),
+		       mapsim::make("1x2x1, 1 dev", 1, 2, 1, 1)}) {
+		Map mp(s);
+		expect_even_per_package(s, mp);
+	}
 }
 
-TEST(Map, NodeWithoutDevicesUsesAllDevices)
+TEST(Map, PackageWithoutDevicesUsesAllDevices)
 {
-	Topo tp = make(2, 4, 1, 0);
-	tp.dev_node = {0, 0};
-	auto t = tp.t();
+	auto s = mapsim::make("2x4x1", 2, 4, 1, 0);
+	s.dev_pkg = {0, 0};
+	Map mp(s);
 	std::set<int> used;
 	for (unsigned int cpu = 4; cpu < 8; cpu++)
-		used.insert(zbatch_map_local(&t, cpu));
+		used.insert(mp.local[cpu]);
 	EXPECT_EQ(used, (std::set<int>{0, 1}));
 }
 
 TEST(Map, NoDeviceOrAbsentCpuIsMinusOne)
 {
-	Topo tp = make(1, 4, 1, 0);
-	auto t = tp.t();
-	EXPECT_EQ(zbatch_map_local(&t, 0), -1);
-	tp = make(1, 4, 1, 1);
-	tp.node[2] = -1;
-	t = tp.t();
-	EXPECT_EQ(zbatch_map_local(&t, 2), -1);
-	EXPECT_EQ(zbatch_map_local(&t, 99), -1);
-	EXPECT_EQ(zbatch_map_global(&t, 99, 0), -1);
+	auto s = mapsim::make("no dev", 1, 4, 1, 0);
+	Map none(s);
+	EXPECT_EQ(none.local[0], -1);
+	EXPECT_EQ(zbatch_map_pick(&none.m, 0, 1, 5), -1);
+	s = mapsim::make("absent", 1, 4, 1, 1);
+	s.pkg[2] = -1;
+	Map mp(s);
+	EXPECT_EQ(mp.local[2], -1);
+	EXPECT_EQ(zbatch_map_pick(&mp.m, 2, 1, 5), -1);
 }
 
-TEST(Map, GlobalPolicyRoundRobinsOverTheNodesDevices)
+TEST(Map, WqTypesFollowGCompWqsPerIaa)
 {
-	auto tp = make(2, 56, 2, 4);
-	auto t = tp.t();
-	std::map<int, int> hits;
-	for (unsigned int seq = 0; seq < 400; seq++)
-		hits[zbatch_map_global(&t, 60, seq)]++;	// CPU 60: node 1
-	ASSERT_EQ(hits.size(), 4u);
-	for (auto &[d, n] : hits) {
-		EXPECT_EQ(tp.dev_node[d], 1);
-		EXPECT_EQ(n, 100);
-	}
+	// one WQ: always generic
+	EXPECT_EQ(zbatch_wq_type(1, 1, 0), ZBATCH_WQ_GENERIC);
+	// two WQs, one compress WQ (the series' recommended layout): wq0
+	// local decompress, wq1 compress
+	EXPECT_EQ(zbatch_wq_type(2, 1, 0), ZBATCH_WQ_DECOMP);
+	EXPECT_EQ(zbatch_wq_type(2, 1, 1), ZBATCH_WQ_COMP);
+	// 0 or all: generic
+	EXPECT_EQ(zbatch_wq_type(4, 0, 3), ZBATCH_WQ_GENERIC);
+	EXPECT_EQ(zbatch_wq_type(4, 4, 0), ZBATCH_WQ_GENERIC);
+	EXPECT_EQ(zbatch_wq_type(4, 3, 0), ZBATCH_WQ_DECOMP);
+	EXPECT_EQ(zbatch_wq_type(4, 3, 1), ZBATCH_WQ_COMP);
+	EXPECT_TRUE(zbatch_wq_takes(ZBATCH_WQ_GENERIC, 1));
+	EXPECT_TRUE(zbatch_wq_takes(ZBATCH_WQ_GENERIC, 0));
+	EXPECT_TRUE(zbatch_wq_takes(ZBATCH_WQ_COMP, 1));
+	EXPECT_FALSE(zbatch_wq_takes(ZBATCH_WQ_COMP, 0));
+	EXPECT_TRUE(zbatch_wq_takes(ZBATCH_WQ_DECOMP, 0));
+	EXPECT_FALSE(zbatch_wq_takes(ZBATCH_WQ_DECOMP, 1));
 }

@@ -281,7 +281,8 @@ TEST(Sysfs, WritesAreValidatedAndAppliedWhole)
 	EXPECT_EQ(sysfs_write(kSys + "/codec", choice(codec)), 0);
 
 	EXPECT_EQ(sysfs_write(kSys + "/sync_mode", "fast"), EINVAL);
-	EXPECT_EQ(sysfs_write(kSys + "/policy", "everywhere"), EINVAL);
+	EXPECT_EQ(sysfs_write(kSys + "/distribute_comps", "everywhere"), EINVAL);
+	EXPECT_EQ(sysfs_write(kSys + "/g_comp_wqs_per_iaa", "9"), EINVAL);
 	EXPECT_EQ(sysfs_write(kSys + "/verify_compress", "maybe"), EINVAL);
 	EXPECT_EQ(sysfs_write(kSys + "/timeout_ms", "0"), EINVAL);
 	EXPECT_EQ(sysfs_write(kSys + "/timeout_ms", "1000000"), EINVAL);
@@ -292,10 +293,10 @@ TEST(Sysfs, WritesAreValidatedAndAppliedWhole)
 	EXPECT_EQ(sysfs_read(kSys + "/dev0/wq0/executor"), "software");
 }
 
-TEST(Sysfs, GlobalPolicyAndVerifyStillRoundTrip)
+TEST(Sysfs, DistributedDecompressAndVerifyStillRoundTrip)
 {
 	auto dev = open_dev();
-	ASSERT_EQ(sysfs_write(kSys + "/policy", "global"), 0);
+	ASSERT_EQ(sysfs_write(kSys + "/distribute_decomps", "1"), 0);
 	ASSERT_EQ(sysfs_write(kSys + "/verify_compress", "1"), 0);
 	ASSERT_EQ(sysfs_write(kDbg + "/reset", "1"), 0);
 	std::vector<std::vector<uint8_t>> src, out(16, std::vector<uint8_t>(kPage));
@@ -305,7 +306,7 @@ TEST(Sysfs, GlobalPolicyAndVerifyStillRoundTrip)
 	for (int i = 0; i < 16; i++)
 		reqs.push_back({src[i], out[i]});
 	auto r = dev.submit(ZBATCH_OP_COMPRESS, ZBATCH_CODEC_DEFLATE, reqs);
-	sysfs_write(kSys + "/policy", "local");
+	sysfs_write(kSys + "/distribute_decomps", "0");
 	sysfs_write(kSys + "/verify_compress", "0");
 	ASSERT_TRUE(r) << r.error().message;
 	EXPECT_EQ(r->nr_done, 16u);

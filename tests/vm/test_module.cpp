@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // Guest integration tests of the module skeleton. Run by scripts/guest-check
 // inside the VM, as root, with kmod/zbatch.ko loaded.
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -75,4 +76,41 @@ TEST(Module, UnloadReloadCycles)
 		ASSERT_EQ(ins.status, 0) << ins.output;
 	}
 	EXPECT_EQ(run(kCli + " status").status, 0);
+}
+
+// The series' WQ design in the model: two devices of two WQs each (wq0
+// decompress-only, wq1 compress-only with g_comp_wqs_per_iaa=1), compress
+// round-robin over the package's devices, decompress on the local device.
+TEST(Module, WqDesignTypedWqsDistributedCompressLocalDecompress)
+{
+	ASSERT_EQ(run("rmmod zbatch").status, 0);
+	auto ins = run(kInsmod + " devices=2 wqs=2 engines=2");
+	ASSERT_EQ(ins.status, 0) << ins.output;
+	EXPECT_EQ(sysfs_read(kSys + "/dev0/wq0/type"), "decompress");
+	EXPECT_EQ(sysfs_read(kSys + "/dev0/wq1/type"), "compress");
+	EXPECT_EQ(sysfs_read(kSys + "/distribute_comps"), "1");
+	EXPECT_EQ(sysfs_read(kSys + "/distribute_decomps"), "0");
+	// every descriptor through the WQs (stats count what the WQs ran);
+	// from CPU 0, whose local device is dev0
+	ASSERT_EQ(sysfs_write(kDbg + "/handoff", "always"), 0);
+	auto r = run("taskset -c 0 " + kCli + " bench --codec lz4 --batch 16 --pages 128 --rounds 2");
+	ASSERT_EQ(r.status, 0) << r.output;
+	sysfs_write(kDbg + "/handoff", "auto");
+	auto calls = [](const std::string &wq, const char *key) {
+		auto kv = sysfs_read(kDbg + "/" + wq + "/stats");
+		auto p = kv.find(std::string(key) + " ");
+		return p == std::string::npos ? -1L : std::stol(kv.substr(p + strlen(key) + 1));
+	};
+	EXPECT_GT(calls("dev0/wq1", "compress_calls"), 0);
+	EXPECT_GT(calls("dev1/wq1", "compress_calls"), 0) << "compress not distributed";
+	EXPECT_EQ(calls("dev0/wq0", "compress_calls"), 0) << "compress on a decompress WQ";
+	EXPECT_EQ(calls("dev1/wq0", "compress_calls"), 0);
+	EXPECT_GT(calls("dev0/wq0", "decompress_calls"), 0);
+	EXPECT_EQ(calls("dev1/wq0", "decompress_calls"), 0) << "decompress left the local device";
+	EXPECT_EQ(calls("dev0/wq1", "decompress_calls"), 0) << "decompress on a compress WQ";
+	// g_comp_wqs_per_iaa=0: every WQ generic
+	ASSERT_EQ(sysfs_write(kSys + "/g_comp_wqs_per_iaa", "0"), 0);
+	EXPECT_EQ(sysfs_read(kSys + "/dev1/wq1/type"), "generic");
+	ASSERT_EQ(run("rmmod zbatch").status, 0);
+	ASSERT_EQ(run(kInsmod).status, 0);
 }

@@ -17,7 +17,12 @@ const std::vector<Tunable> &tunables()
 	static const std::vector<Tunable> t = {
 		{"codec", TunableKind::Choice, 0, 0, "codec of batches that ask for the default"},
 		{"sync_mode", TunableKind::Choice, 0, 0, "sync, async or async_irq completion"},
-		{"policy", TunableKind::Choice, 0, 0, "local or global WQ choice for compress"},
+		{"distribute_comps", TunableKind::Bool, 0, 1,
+		 "compress jobs round-robin over the package's devices"},
+		{"distribute_decomps", TunableKind::Bool, 0, 1,
+		 "decompress jobs round-robin too (default: local device)"},
+		{"g_comp_wqs_per_iaa", TunableKind::Uint, 0, 8,
+		 "compress-only WQs per device (the rest decompress-only)"},
 		{"verify_compress", TunableKind::Bool, 0, 1, "decompress and compare every output"},
 		{"timeout_ms", TunableKind::Uint, 1, 60000, "descriptor timeout"},
 		{"acomp_inline", TunableKind::Bool, 0, 1, "acomp calls run on the calling CPU"},
