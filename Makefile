@@ -11,7 +11,7 @@ CMAKE_BUILD_TYPE ?= RelWithDebInfo
 JOBS   ?= $(shell nproc)
 
 .PHONY: all setup kmod tools canary bench-kmod check check-unit check-vm demo bench \
-	checkpatch clean help
+	checkpatch clean help install deb
 
 all: kmod tools
 
@@ -21,6 +21,10 @@ help:
 	@echo "make check      set up, build, run every test tier (host, VM, KTAP)"
 	@echo "make bench      batching benchmark in the guest, report in Documentation/"
 	@echo "make checkpatch kernel style check of kmod/"
+	@echo "make install    zbatch.ko into /lib/modules/KABI/updates (depmod: modprobe"
+	@echo "                zbatch then loads its dependencies) and the CLI into PREFIX/sbin;"
+	@echo "                SIGN_KEY=key SIGN_CERT=cert.der sign the module first (Secure Boot)"
+	@echo "make deb        build/deb/zbatch-dkms_VERSION_all.deb (DKMS, Debian tooling)"
 	@echo "variables: KABI=$(KABI) KDIR=$(KDIR) BUILD=$(BUILD)"
 
 setup:
@@ -68,6 +72,22 @@ bench: setup
 
 checkpatch:
 	@scripts/checkpatch
+
+# make install: the module where modprobe finds it, with depmod so that its
+# dependencies (lz4_compress, ...) load with it; INSTALL_MOD_PATH stages it
+# under another root. SIGN_KEY/SIGN_CERT: sign it with the kernel's
+# sign-file first (a MOK enrolled with mokutil, Documentation/iaa.md).
+PREFIX ?= /usr/local
+install: kmod tools
+ifneq ($(SIGN_KEY),)
+	$(KDIR)/scripts/sign-file sha256 $(SIGN_KEY) $(SIGN_CERT) kmod/zbatch.ko
+endif
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
+	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KABI)
+	install -D -m 0755 $(BUILD)/tools/zbatch $(DESTDIR)$(PREFIX)/sbin/zbatch
+
+deb:
+	@scripts/mkdeb
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -12,6 +12,7 @@ PKGS=(
 	libgtest-dev libgmock-dev zlib1g-dev liblz4-dev libzstd-dev liblzo2-dev
 	shellcheck linux-source-6.12
 	gnuplot-nox
+	debhelper dh-dkms dkms dpkg-dev
 )
 
 say() { printf 'setup: %s\n' "$*"; }

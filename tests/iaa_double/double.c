@@ -63,6 +63,7 @@ module_param(offline, bool, 0644);
 MODULE_PARM_DESC(offline, "Fail every call with -ENODEV (no WQ bound)");
 
 static atomic64_t n_submitted, n_completed, n_errors, n_lost, n_sync;
+static atomic64_t busy_comp_ns, busy_decomp_ns;	/* the software codec's time */
 static atomic_t n_inflight, n_max_inflight;
 
 static int counter_get(char *buf, const struct kernel_param *kp)
@@ -82,6 +83,8 @@ module_param_cb(completed, &counter_ops, &n_completed, 0444);
 module_param_cb(errors, &counter_ops, &n_errors, 0444);
 module_param_cb(lost, &counter_ops, &n_lost, 0444);
 module_param_cb(sync_completions, &counter_ops, &n_sync, 0444);
+module_param_cb(busy_compress_ns, &counter_ops, &busy_comp_ns, 0444);
+module_param_cb(busy_decompress_ns, &counter_ops, &busy_decomp_ns, 0444);
 module_param_cb(inflight, &inflight_ops, &n_inflight, 0444);
 module_param_cb(max_inflight, &inflight_ops, &n_max_inflight, 0444);
 
@@ -187,6 +190,7 @@ static int run(struct engine *e, struct acomp_req *req, bool compress)
 {
 	u8 *src = sg_virt(req->src), *dst = sg_virt(req->dst);
 	u32 dlen = req->dlen;
+	u64 t0 = local_clock();
 	int ret;
 
 	if (compress)
@@ -195,6 +199,7 @@ static int run(struct engine *e, struct acomp_req *req, bool compress)
 		ret = run_decompress(e, src, req->slen, dst, &dlen);
 	if (!ret)
 		req->dlen = dlen;
+	atomic64_add(local_clock() - t0, compress ? &busy_comp_ns : &busy_decomp_ns);
 	return ret;
 }
 
@@ -327,7 +332,7 @@ static int __init double_init(void)
 		return -ENOMEM;
 	for (i = 0; i < engines; i++) {
 		mutex_init(&engs[i].lock);
-		engs[i].hash = kmalloc(IAA_FIXED_WRK_SIZE, GFP_KERNEL);
+		engs[i].hash = kzalloc(IAA_FIXED_WRK_SIZE, GFP_KERNEL);
 		engs[i].zs.workspace = vzalloc(zlib_inflate_workspacesize());
 		if (!engs[i].hash || !engs[i].zs.workspace)
 			goto err_engines;

@@ -32,30 +32,21 @@ static const u8 dist_extra[30] = {
 	7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13 };
 
 /* ---- compress ---- */
-struct bitw {
-	u8 *out;
-	u32 cap, pos;
-	u32 buf;
-	unsigned int cnt;
-	int overflow;
-};
+/*
+ * Tables built once: the fixed codes bit-reversed (Huffman codes go most
+ * significant bit first into an LSB-first stream), the length and
+ * distance symbols of every length and distance IAA can emit.
+ */
+static struct {
+	int ready;
+	u16 lcode[288];		/* reversed literal/length codes */
+	u8 llen[288];
+	u8 dcode[30];		/* reversed 5-bit distance codes */
+	u8 lsym[259];		/* length 3..258 -> length symbol - 257 */
+	u8 dsym[IAA_HISTORY + 1];	/* distance 1..4096 -> distance code */
+} fx;
 
-static void put(struct bitw *w, u32 bits, unsigned int n)
-{
-	w->buf |= bits << w->cnt;
-	w->cnt += n;
-	while (w->cnt >= 8) {
-		if (w->pos < w->cap)
-			w->out[w->pos++] = (u8)w->buf;
-		else
-			w->overflow = 1;
-		w->buf >>= 8;
-		w->cnt -= 8;
-	}
-}
-
-/* Huffman codes go most significant bit first. */
-static void put_code(struct bitw *w, u32 code, unsigned int len)
+static u32 reverse(u32 code, unsigned int len)
 {
 	u32 r = 0;
 	unsigned int i;
@@ -64,73 +55,180 @@ static void put_code(struct bitw *w, u32 code, unsigned int len)
 		r = (r << 1) | (code & 1);
 		code >>= 1;
 	}
-	put(w, r, len);
+	return r;
+}
+
+static void fixed_tables(void)
+{
+	unsigned int sym, i, len;
+
+	if (fx.ready)
+		return;
+	for (sym = 0; sym < 288; sym++) {
+		u32 code;
+
+		if (sym < 144) {
+			code = 0x30 + sym;
+			len = 8;
+		} else if (sym < 256) {
+			code = 0x190 + sym - 144;
+			len = 9;
+		} else if (sym < 280) {
+			code = sym - 256;
+			len = 7;
+		} else {
+			code = 0xc0 + sym - 280;
+			len = 8;
+		}
+		fx.lcode[sym] = (u16)reverse(code, len);
+		fx.llen[sym] = (u8)len;
+	}
+	for (i = 0; i < 30; i++)
+		fx.dcode[i] = (u8)reverse(i, 5);
+	for (len = 3, i = 0; len <= 258; len++) {
+		while (i < 28 && len_base[i + 1] <= len)
+			i++;
+		fx.lsym[len] = (u8)i;
+	}
+	for (len = 1, i = 0; len <= IAA_HISTORY; len++) {
+		while (i < 29 && dist_base[i + 1] <= len)
+			i++;
+		fx.dsym[len] = (u8)i;
+	}
+	/* tables written before the flag: a racing caller rebuilds the same */
+	__atomic_store_n(&fx.ready, 1, __ATOMIC_RELEASE);
+}
+
+struct bitw {
+	u8 *out;
+	u32 cap, pos;
+	unsigned long long buf;
+	unsigned int cnt;
+	int overflow;
+};
+
+static void put(struct bitw *w, u32 bits, unsigned int n)
+{
+	w->buf |= (unsigned long long)bits << w->cnt;
+	w->cnt += n;
+	if (w->cnt < 32)
+		return;
+	if (w->cap - w->pos >= 4) {
+		u32 v = (u32)w->buf;
+
+		memcpy(w->out + w->pos, &v, 4);	/* little-endian targets */
+		w->pos += 4;
+	} else {
+		w->overflow = 1;
+	}
+	w->buf >>= 32;
+	w->cnt -= 32;
 }
 
 static void put_sym(struct bitw *w, unsigned int sym)
 {
-	if (sym < 144)
-		put_code(w, 0x30 + sym, 8);
-	else if (sym < 256)
-		put_code(w, 0x190 + sym - 144, 9);
-	else if (sym < 280)
-		put_code(w, sym - 256, 7);
-	else
-		put_code(w, 0xc0 + sym - 280, 8);
+	put(w, fx.lcode[sym], fx.llen[sym]);
 }
 
 static void put_match(struct bitw *w, u32 len, u32 dist)
 {
-	unsigned int i = 28;
+	unsigned int ls = fx.lsym[len], ds = fx.dsym[dist];
 
-	while (len_base[i] > len)
-		i--;
-	put_sym(w, 257 + i);
-	put(w, len - len_base[i], len_extra[i]);
-	i = 29;
-	while (dist_base[i] > dist)
-		i--;
-	put_code(w, i, 5);
-	put(w, dist - dist_base[i], dist_extra[i]);
+	put(w, fx.lcode[257 + ls], fx.llen[257 + ls]);
+	put(w, len - len_base[ls], len_extra[ls]);
+	put(w, fx.dcode[ds], 5);
+	put(w, dist - dist_base[ds], dist_extra[ds]);
 }
 
-static u32 hash4(const u8 *p)
+static u32 load32(const u8 *p)
 {
-	u32 v = p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
+	u32 v;
 
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static u32 hash4(u32 v)
+{
 	return (v * 2654435761u) >> (32 - IAA_HASH_BITS);
+}
+
+/* Bytes equal at @a and @b, up to @max. */
+static u32 match_len(const u8 *a, const u8 *b, u32 max)
+{
+	u32 n = 0;
+
+	while (n + 8 <= max) {
+		unsigned long long x, y;
+
+		memcpy(&x, a + n, 8);
+		memcpy(&y, b + n, 8);
+		if (x != y)
+			return n + (u32)(__builtin_ctzll(x ^ y) >> 3);
+		n += 8;
+	}
+	while (n < max && a[n] == b[n])
+		n++;
+	return n;
 }
 
 int iaa_fixed_compress(const u8 *src, u32 slen, u8 *dst, u32 *dlen, void *wrk)
 {
 	struct bitw w = { .out = dst, .cap = *dlen };
-	u32 *tab = wrk, i = 0;
+	struct iaa_fixed_wrk { u32 base; u32 tab[1u << IAA_HASH_BITS]; } *k = wrk;
+	u32 i = 0, misses = 0, base;
 
-	memset(tab, 0xff, IAA_FIXED_WRK_SIZE);
+	fixed_tables();
+	/* positions are stamped base + i: no clearing between calls */
+	if (k->base == 0 || k->base > 0xf0000000u) {
+		memset(k, 0, sizeof(*k));
+		k->base = 1;
+	}
+	base = k->base;
+	k->base += slen + 1;
 	put(&w, 1, 1);		/* BFINAL */
 	put(&w, 1, 2);		/* BTYPE 01: fixed Huffman codes */
 	while (i < slen) {
 		if (slen - i >= 4) {
-			u32 h = hash4(src + i), cand = tab[h];
+			u32 h = hash4(load32(src + i)), c = k->tab[h];
 
-			tab[h] = i;
-			if (cand != ~0u && i - cand <= IAA_HISTORY &&
-			    src[cand] == src[i] && src[cand + 1] == src[i + 1] &&
-			    src[cand + 2] == src[i + 2]) {
-				u32 len = 3, max = slen - i < 258 ? slen - i : 258;
+			k->tab[h] = base + i;
+			if (c >= base && i - (c - base) <= IAA_HISTORY) {
+				u32 cand = c - base;
+				u32 max = slen - i < 258 ? slen - i : 258;
+				u32 len = match_len(src + cand, src + i, max);
 
-				while (len < max && src[cand + len] == src[i + len])
-					len++;
-				put_match(&w, len, i - cand);
-				i += len;
+				if (len >= 3) {
+					put_match(&w, len, i - cand);
+					/* one more entry inside the match helps the next */
+					if (len > 4 && slen - (i + len - 2) >= 4)
+						k->tab[hash4(load32(src + i + len - 2))] =
+							base + i + len - 2;
+					i += len;
+					misses = 0;
+					continue;
+				}
+			}
+			/* incompressible stretches: look less often, as LZ4 does */
+			if (++misses > 8) {
+				u32 step = 1 + ((misses - 8) >> 2), j;
+
+				for (j = 0; j < step && i < slen; j++)
+					put_sym(&w, src[i++]);
 				continue;
 			}
 		}
 		put_sym(&w, src[i++]);
 	}
 	put_sym(&w, 256);
-	if (w.cnt)
-		put(&w, 0, 8 - w.cnt);
+	while (w.cnt > 0) {
+		if (w.pos < w.cap)
+			w.out[w.pos++] = (u8)w.buf;
+		else
+			w.overflow = 1;
+		w.buf >>= 8;
+		w.cnt = w.cnt > 8 ? w.cnt - 8 : 0;
+	}
 	if (w.overflow)
 		return IAA_E_OVERFLOW;
 	*dlen = w.pos;

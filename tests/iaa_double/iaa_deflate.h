@@ -28,8 +28,11 @@ typedef unsigned int u32;
 
 #define IAA_HISTORY		4096
 #define IAA_HASH_BITS		12
-/* Scratch the compressor needs: its hash table. */
-#define IAA_FIXED_WRK_SIZE	((1u << IAA_HASH_BITS) * sizeof(u32))
+/*
+ * Scratch the compressor needs: its hash table, zeroed before the first
+ * call and kept between calls (entries are stamped, never cleared).
+ */
+#define IAA_FIXED_WRK_SIZE	(((1u << IAA_HASH_BITS) + 1) * sizeof(u32))
 
 enum iaa_deflate_err {
 	IAA_OK = 0,
@@ -41,7 +44,8 @@ enum iaa_deflate_err {
 
 /*
  * Compress @slen bytes into @dst (capacity *@dlen); *@dlen gets the size.
- * @wrk: IAA_FIXED_WRK_SIZE bytes, any content.
+ * @wrk: IAA_FIXED_WRK_SIZE bytes, zeroed once, then private to one caller
+ * at a time.
  */
 int iaa_fixed_compress(const u8 *src, u32 slen, u8 *dst, u32 *dlen, void *wrk);
 

@@ -83,6 +83,15 @@ TEST(Module, UnloadReloadCycles)
 // round-robin over the package's devices, decompress on the local device.
 TEST(Module, WqDesignTypedWqsDistributedCompressLocalDecompress)
 {
+	// whatever fails below, the next tests get the module as it was
+	struct Reload {
+		~Reload()
+		{
+			sysfs_write(kDbg + "/handoff", "auto");
+			run("rmmod zbatch");
+			run(kInsmod);
+		}
+	} reload;
 	ASSERT_EQ(run("rmmod zbatch").status, 0);
 	auto ins = run(kInsmod + " devices=2 wqs=2 engines=2");
 	ASSERT_EQ(ins.status, 0) << ins.output;
@@ -111,6 +120,4 @@ TEST(Module, WqDesignTypedWqsDistributedCompressLocalDecompress)
 	// g_comp_wqs_per_iaa=0: every WQ generic
 	ASSERT_EQ(sysfs_write(kSys + "/g_comp_wqs_per_iaa", "0"), 0);
 	EXPECT_EQ(sysfs_read(kSys + "/dev1/wq1/type"), "generic");
-	ASSERT_EQ(run("rmmod zbatch").status, 0);
-	ASSERT_EQ(run(kInsmod).status, 0);
 }

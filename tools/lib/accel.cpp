@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "zbatch/accel.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -212,6 +213,103 @@ Result<void> setup_iaa_crypto_wq(AccelConfig &ac, const std::string &dev,
 		if (auto r = ac.enable_device(dev); !r)
 			return r;
 	return ac.enable_wq(dev, wq);
+}
+
+Result<std::vector<IaaStep>> plan_iaa_setup(AccelConfig &ac, const SysfsTree &tree,
+					    const IaaSetupOptions &o)
+{
+	if (o.wqs < 1 || o.wqs > 8)
+		return fail(EINVAL, fmt::format("--wqs {}: 1..8 WQs per device", o.wqs));
+	if (o.sync_mode != "sync" && o.sync_mode != "async" && o.sync_mode != "async_irq")
+		return fail(EINVAL, fmt::format("sync_mode '{}': sync, async or async_irq", o.sync_mode));
+	auto devs = ac.devices();
+	if (!devs)
+		return std::unexpected(devs.error());
+	if (devs->empty())
+		return skip(ENODEV, "no IAA device found (libaccel-config, /sys/bus/dsa): nothing to "
+				    "set up; is idxd loaded and the IOMMU on (intel_iommu=on,sm_on)?");
+	const std::string drv = kIaaCryptoDir;
+	if (!tree.exists(drv + "/sync_mode"))
+		return skip(ENOENT, fmt::format("{} is missing: iaa_crypto is not loaded "
+						"(modprobe iaa_crypto)", drv));
+
+	std::vector<IaaStep> plan;
+	auto write = [&tree](const std::string &path, const std::string &value) {
+		return IaaStep{fmt::format("write {} = {}", path, value),
+			       [&tree, path, value]() -> Result<void> { return tree.write(path, value); }};
+	};
+
+	// iaa_crypto's attributes: writable only while no WQ is bound to it
+	std::vector<std::string> bound;
+	for (const auto &d : *devs)
+		for (const auto &q : d.wqs)
+			if (q.state == "enabled" && q.driver == "crypto")
+				bound.push_back(d.name + "/" + q.name);
+	const std::string verify = o.verify_compress ? "1" : "0";
+	auto cur_mode = tree.read(drv + "/sync_mode").value_or("");
+	auto cur_verify = tree.read(drv + "/verify_compress").value_or("");
+	bool mode_ok = cur_mode == o.sync_mode, verify_ok = cur_verify == verify;
+	if ((!mode_ok || !verify_ok) && !bound.empty()) {
+		std::string list;
+		for (const auto &b : bound)
+			list += (list.empty() ? "" : ", ") + b;
+		return fail(EBUSY, fmt::format(
+			"iaa_crypto's sync_mode is '{}' and verify_compress '{}' (want '{}' and '{}'), and "
+			"they can only change while no WQ is bound to it: {} bound. Disable them "
+			"(zbatch wq disable DEV WQ), or reload iaa_crypto, then run this again",
+			cur_mode, cur_verify, o.sync_mode, verify, list));
+	}
+	if (!mode_ok)
+		plan.push_back(write(drv + "/sync_mode", o.sync_mode));
+	if (!verify_ok)
+		plan.push_back(write(drv + "/verify_compress", verify));
+
+	unsigned int n = o.devices ? std::min<unsigned int>(o.devices,
+							    static_cast<unsigned int>(devs->size()))
+				   : static_cast<unsigned int>(devs->size());
+	for (unsigned int i = 0; i < n; i++) {
+		const auto &d = (*devs)[i];
+		if (d.wqs.size() < o.wqs)
+			return fail(EINVAL, fmt::format("{} has {} WQs, --wqs {} asked", d.name,
+							d.wqs.size(), o.wqs));
+		WqSettings ws;
+		ws.size = 128 / static_cast<int>(o.wqs);
+		std::vector<std::string> todo;
+		for (unsigned int w = 0; w < o.wqs; w++) {
+			const auto &q = d.wqs[w];
+			if (q.state == "enabled") {
+				if (q.driver != "crypto")
+					return fail(EBUSY, fmt::format(
+						"{}/{} is enabled for driver '{}', not iaa_crypto's 'crypto': "
+						"disable it first (zbatch wq disable {} {})",
+						d.name, q.name, q.driver, d.name, q.name));
+				continue;	/* already serving iaa_crypto */
+			}
+			todo.push_back(q.name);
+		}
+		for (const auto &q : todo)
+			plan.push_back({fmt::format("configure {}/{}: dedicated, kernel, driver crypto, "
+						    "size {}, priority {}, group {}", d.name, q,
+						    ws.size, ws.priority, ws.group),
+					[&ac, dev = d.name, q, ws] { return ac.configure_wq(dev, q, ws); }});
+		if (todo.empty())
+			continue;
+		plan.push_back({fmt::format("{}: its {} engines into group {}", d.name, d.engines,
+					    ws.group),
+				[&ac, dev = d.name, g = ws.group] { return ac.engines_to_group(dev, g); }});
+		if (d.state != "enabled")
+			plan.push_back({fmt::format("enable {}", d.name),
+					[&ac, dev = d.name] { return ac.enable_device(dev); }});
+		for (const auto &q : todo)
+			plan.push_back({fmt::format("enable {}/{} (binds it to iaa_crypto: deflate-iaa "
+						    "appears with the first)", d.name, q),
+					[&ac, dev = d.name, q] { return ac.enable_wq(dev, q); }});
+	}
+	if (tree.exists("/sys/kernel/zbatch/iaa/driver"))
+		plan.push_back(write("/sys/kernel/zbatch/iaa/driver", "deflate-iaa"));
+	if (!o.zswap.empty() && tree.exists("/sys/module/zswap/parameters/compressor"))
+		plan.push_back(write("/sys/module/zswap/parameters/compressor", o.zswap));
+	return plan;
 }
 
 } // namespace zbatch

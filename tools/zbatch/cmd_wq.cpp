@@ -92,7 +92,8 @@ void add_wq(CLI::App &app, const GlobalOptions &g, Action &action)
 		    "and the other subcommands work on zbatch's WQs.\n"
 		    "Examples:\n  zbatch wq list\n  zbatch wq disable dev0 wq0\n"
 		    "  zbatch wq config iax1 wq1.0 --mode dedicated --size 128 --priority 10\n"
-		    "  zbatch wq enable iax1 wq1.0");
+		    "  zbatch wq enable iax1 wq1.0\n"
+		    "  zbatch wq setup-iaa --dry-run");
 	sub->add_subcommand("list", "Show the WQ layout")->callback([&action, &g] {
 		action = [&g] { return list(g); };
 	});
@@ -121,6 +122,47 @@ void add_wq(CLI::App &app, const GlobalOptions &g, Action &action)
 	cfg->footer("Follows the kernel's iaa-crypto recipe: type kernel, driver 'crypto',\n"
 		    "engines in the WQ's group, device enabled, then the WQ. zbatch's own WQs\n"
 		    "are shaped at load time instead (zbatch load -p wqs=2 -p wq_size=64).");
+	auto so = std::make_shared<IaaSetupOptions>();
+	auto dry = std::make_shared<bool>(false);
+	auto *setup = sub->add_subcommand("setup-iaa",
+					  "Set up every IAA device for iaa_crypto and zbatch");
+	setup->add_option("--devices", so->devices, "First N IAA devices (default: all)");
+	setup->add_option("--wqs", so->wqs, "WQs per device, 1..8, sharing its 128 descriptors")
+		->capture_default_str();
+	setup->add_option("--zswap", so->zswap, "zswap compressor to select (\"\": leave it)")
+		->capture_default_str();
+	setup->add_flag("--dry-run", *dry, "Print every write, do nothing");
+	setup->footer("The kernel's iaa-crypto recipe for a whole server: iaa_crypto's\n"
+		      "sync_mode=async_irq and verify_compress=0 first (they can only change while\n"
+		      "no WQ is bound: EBUSY names the bound WQs), then per device dedicated kernel\n"
+		      "WQs for driver 'crypto', its engines in group 0, the device enabled, its WQs\n"
+		      "enabled (deflate-iaa appears), zbatch's IAA executor pointed at deflate-iaa\n"
+		      "and zswap's compressor set to deflate-zbatch. Needs root, idxd, iaa_crypto\n"
+		      "and the IOMMU in scalable mode. Documentation/iaa.md has the details.\n"
+		      "Examples:\n  zbatch wq setup-iaa --dry-run\n  zbatch wq setup-iaa --devices 4 --wqs 2");
+	setup->callback([&action, so, dry, &g] {
+		action = [so, dry, &g]() -> Result<int> {
+			SysfsTree tree(g.root);
+			auto ac = make_accel_config();
+			auto plan = plan_iaa_setup(*ac, tree, *so);
+			if (!plan)
+				return std::unexpected(plan.error());
+			for (const auto &step : *plan) {
+				fmt::print("{}{}\n", *dry ? "would " : "", step.what);
+				if (*dry)
+					continue;
+				if (auto r = step.run(); !r)
+					return fail(r.error().code, fmt::format("{}: {}", step.what,
+										r.error().message));
+			}
+			if (*dry)
+				fmt::print("dry run: nothing written ({} steps)\n", plan->size());
+			else
+				fmt::print("IAA set up ({} steps); zbatch status shows the executor\n",
+					   plan->size());
+			return kExitOk;
+		};
+	});
 	cfg->callback([&action, dev, wq, st] {
 		action = [dev, wq, st]() -> Result<int> {
 			if (!is_iaa(*dev))

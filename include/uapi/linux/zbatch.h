@@ -12,7 +12,7 @@
 #include <linux/types.h>
 
 /* Module and tools release; both must agree on ZBATCH_ABI_VERSION. */
-#define ZBATCH_VERSION		"0.2.0"
+#define ZBATCH_VERSION		"0.3.0"
 #define ZBATCH_ABI_VERSION	1
 
 /* Codecs. ZBATCH_CODEC_DEFAULT means the one set in sysfs. */

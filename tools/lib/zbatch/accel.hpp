@@ -4,11 +4,13 @@
 // with a mock; LibAccelConfig talks to /sys/bus/dsa.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "zbatch/error.hpp"
+#include "zbatch/sysfs.hpp"
 
 namespace zbatch {
 
@@ -58,5 +60,34 @@ std::unique_ptr<AccelConfig> make_accel_config();
 // Errors name the device/WQ and what to fix.
 Result<void> setup_iaa_crypto_wq(AccelConfig &ac, const std::string &dev,
 				 const std::string &wq, const WqSettings &s);
+
+// zbatch wq setup-iaa: the whole server, as the kernel's iaa-crypto
+// document does it by hand.
+struct IaaSetupOptions {
+	unsigned int devices = 0;	// first N IAA devices; 0: all
+	unsigned int wqs = 1;		// WQs per device, 1..8, sharing 128 descriptors
+	std::string sync_mode = "async_irq";	// iaa_crypto's, for batching
+	bool verify_compress = false;	// iaa_crypto's; on, every compress is read back
+	std::string zswap = "deflate-zbatch";	// zswap's compressor; "" leaves it
+};
+
+// One write of the plan: what it does in words, and doing it.
+struct IaaStep {
+	std::string what;
+	std::function<Result<void>()> run;
+};
+
+// iaa_crypto's attributes (only writable while no WQ is bound to it).
+inline constexpr const char *kIaaCryptoDir = "/sys/bus/dsa/drivers/crypto";
+
+// Every step, in order: iaa_crypto's sync_mode and verify_compress while no
+// WQ is bound (already right: not written; bound WQs: EBUSY naming them and
+// what to do), per device each WQ configured (dedicated, kernel, driver
+// crypto), engines to group 0, the device enabled, its WQs enabled; then
+// zbatch's IAA executor pointed at deflate-iaa (when zbatch is loaded) and
+// zswap's compressor (when zswap exists). Nothing is written while
+// planning: 'zbatch wq setup-iaa --dry-run' prints the plan.
+Result<std::vector<IaaStep>> plan_iaa_setup(AccelConfig &ac, const SysfsTree &tree,
+					    const IaaSetupOptions &o);
 
 } // namespace zbatch
