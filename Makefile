@@ -11,7 +11,7 @@ CMAKE_BUILD_TYPE ?= RelWithDebInfo
 JOBS   ?= $(shell nproc)
 
 .PHONY: all setup kmod tools canary bench-kmod check check-unit check-vm demo bench \
-	checkpatch clean help install deb
+	checkpatch clean help install deb fuzz
 
 all: kmod tools
 
@@ -25,6 +25,7 @@ help:
 	@echo "                zbatch then loads its dependencies) and the CLI into PREFIX/sbin;"
 	@echo "                SIGN_KEY=key SIGN_CERT=cert.der sign the module first (Secure Boot)"
 	@echo "make deb        build/deb/zbatch-dkms_VERSION_all.deb (DKMS, Debian tooling)"
+	@echo "make fuzz       the hostile-input fuzzer in the guest (SECONDS=300, SEED=)"
 	@echo "variables: KABI=$(KABI) KDIR=$(KDIR) BUILD=$(BUILD)"
 
 setup:
@@ -88,6 +89,11 @@ endif
 
 deb:
 	@scripts/mkdeb
+
+# make fuzz SECONDS=600 [SEED=S]: the hostile-input fuzzer alone, longer
+SECONDS ?= 300
+fuzz: all
+	@scripts/vm-run -t $$(( $(SECONDS) + 300 )) -m 1G -c 2 -- scripts/guest-fuzz $(SECONDS) $(SEED)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -427,8 +427,14 @@ static bool job_claimable(struct zbatch_job *job)
 	for (i = 0; i < job->nr_slices; i++) {
 		struct zbatch_slice *s = &job->slice[i];
 
-		if (!zbatch_slice_empty(s) &&
-		    (!s->wq || s->wq->ops->stealable(s->wq)))
+		if (zbatch_slice_empty(s))
+			continue;
+		if (!s->wq)
+			return true;
+		/* "always": engines keep what they were given */
+		if (s->wq->ops->stealable(s->wq) &&
+		    (s->wq->ops != &zbatch_exec_sw ||
+		     READ_ONCE(zbatch_handoff) != ZBATCH_HANDOFF_ALWAYS))
 			return true;
 	}
 	return false;
@@ -454,7 +460,9 @@ static void drain_here(struct zbatch_batch *batch, unsigned int max)
 		zbatch_job_release(job, n);
 		return;
 	}
-	n = zbatch_sw_drain(ctx, job, &job->slice[0], max, &stolen);
+	/* handoff "always" (tests): the engines run everything they were given */
+	n = zbatch_sw_drain(ctx, job, &job->slice[0], NULL,
+			    READ_ONCE(zbatch_handoff) != ZBATCH_HANDOFF_ALWAYS, max, &stolen);
 	zbatch_ctx_put(ctx);
 	if (stolen)
 		zbatch_stat_add(&zbatch_gstats, ZST_HELPED, stolen);
@@ -541,34 +549,68 @@ static enum zbatch_hist mode_hist(int mode, bool batch)
 }
 
 /*
- * Redo in software what a device gave back undone (ZBATCH_CR_OFFLOAD):
- * nothing is lost to a device error or timeout.
+ * Whether @req's record, written by an executor behind a WQ, says the
+ * device failed rather than the data: given back undone
+ * (ZBATCH_CR_OFFLOAD), a status only a device produces (faults, hardware
+ * errors, codes IAA does not define), a record that cannot be true (more
+ * output than room, an empty compress), a compress that failed its
+ * verification, or any failed decompress (the software deflate decides
+ * whether the stream is really bad). Output overflow on compress is the
+ * data's answer: stored raw by the caller, not redone.
+ */
+static bool cr_device_failed(const struct zbatch_req *req)
+{
+	const struct iax_completion_record *cr = &req->cr;
+	bool comp = req->op == ZBATCH_OP_COMPRESS;
+
+	switch (READ_ONCE(cr->status)) {
+	case IAX_COMP_SUCCESS:
+		return cr->output_size > req->dlen || (comp && !cr->output_size);
+	case IAX_COMP_OUTBUF_OVERFLOW:
+		return !comp;
+	case IAX_COMP_ANALYTICS_ERROR:
+		return !comp || cr->error_code != ZBATCH_CR_ERR_COMP_OVERFLOW;
+	default:
+		return true;
+	}
+}
+
+/*
+ * Redo in software what a device failed (cr_device_failed()): nothing is
+ * lost to a device error, a corrupt record or a timeout. Counted per WQ:
+ * a software WQ failing ZBATCH_WQ_ERR_LIMIT times in a row leaves service.
  */
 static void batch_redo(struct zbatch_batch *batch)
 {
 	struct zbatch_ctx *ctx = NULL;
 	struct zbatch_req *req;
-	unsigned int n = 0;
+	unsigned int n = 0, iaa = 0;
 
 	if (batch->flags & ZBATCH_F_NO_FALLBACK)
 		return;
 	list_for_each_entry(req, &batch->reqs, chain) {
-		if (READ_ONCE(req->cr.status) != ZBATCH_CR_OFFLOAD)
+		if (!req->wq || !cr_device_failed(req))
 			continue;
 		if (!ctx)
 			ctx = zbatch_ctx_get();
 		if (!ctx)
-			return;	/* the records keep saying -EIO */
+			return;	/* the records keep saying what failed */
+		zbatch_stat_add(&zbatch_gstats, ZST_DEVICE_ERRORS, 1);
+		zbatch_stat_add(&req->wq->stats, ZST_DEVICE_ERRORS, 1);
+		if (req->wq->ops == &zbatch_exec_sw)
+			zbatch_wq_device_error(req->wq);
+		else
+			iaa++;
 		memset(&req->cr, 0, sizeof(req->cr));
 		zbatch_sw_run(ctx, &req->desc, batch->codec, batch->job.verify);
 		n++;
 	}
 	if (ctx)
 		zbatch_ctx_put(ctx);
-	if (n) {
+	if (n)
 		zbatch_stat_add(&zbatch_gstats, ZST_SW_FALLBACKS, n);
-		zbatch_iaa_redone(n);
-	}
+	if (iaa)
+		zbatch_iaa_redone(iaa);
 }
 
 /* Every record is written: gather the outcomes once. */
@@ -591,6 +633,9 @@ static int batch_finish(struct zbatch_batch *batch)
 		if (req->wq) {
 			account(&req->wq->stats, req);
 			account(&req->wq->dev->stats, req);
+			/* a good record ends a WQ's run of device errors */
+			if (!req->status && atomic_read(&req->wq->err_streak))
+				atomic_set(&req->wq->err_streak, 0);
 		}
 	}
 	if (job->post_ns) {

@@ -344,9 +344,17 @@ int zbatch_ctx_prepare(struct zbatch_ctx *ctx, unsigned int id)
 static DEFINE_MUTEX(ctx_pool_lock);	/* protects ctx_pool */
 static LIST_HEAD(ctx_pool);
 
+unsigned int zbatch_fault_nomem;
+static atomic_t nomem_seq;
+
 struct zbatch_ctx *zbatch_ctx_get(void)
 {
+	unsigned int every = READ_ONCE(zbatch_fault_nomem);
 	struct zbatch_ctx *ctx;
+
+	/* fault injection: an allocation failure in the submit path */
+	if (every && !((unsigned int)atomic_inc_return(&nomem_seq) % every))
+		return NULL;
 
 	mutex_lock(&ctx_pool_lock);
 	ctx = list_first_entry_or_null(&ctx_pool, struct zbatch_ctx, node);

@@ -173,6 +173,81 @@ static const struct file_operations handoff_fops = {
 	.write = handoff_write,
 };
 
+/*
+ * devN/wqM/fault: "none", "full", "corrupt [EVERY]" or
+ * "status STATUS [ERROR_CODE [EVERY]]" (numbers in C notation).
+ */
+static ssize_t fault_read(struct file *f, char __user *buf, size_t len, loff_t *pos)
+{
+	struct zbatch_wq *wq = file_inode(f)->i_private;
+	char out[64];
+	int n;
+
+	switch (READ_ONCE(wq->fault.kind)) {
+	case ZBATCH_FAULT_STATUS:
+		n = scnprintf(out, sizeof(out), "status 0x%02x 0x%02x every %u\n",
+			      READ_ONCE(wq->fault.status), READ_ONCE(wq->fault.error_code),
+			      READ_ONCE(wq->fault.every));
+		break;
+	case ZBATCH_FAULT_CORRUPT:
+		n = scnprintf(out, sizeof(out), "corrupt every %u\n", READ_ONCE(wq->fault.every));
+		break;
+	case ZBATCH_FAULT_FULL:
+		n = scnprintf(out, sizeof(out), "full\n");
+		break;
+	default:
+		n = scnprintf(out, sizeof(out), "none\n");
+	}
+	return simple_read_from_buffer(buf, len, pos, out, n);
+}
+
+static ssize_t fault_write(struct file *f, const char __user *buf, size_t len,
+			   loff_t *pos)
+{
+	struct zbatch_wq *wq = file_inode(f)->i_private;
+	unsigned int a = 1, b = 0, c = 1, kind;
+	char in[64], word[16];
+	int n;
+
+	if (!len || len >= sizeof(in))
+		return -EINVAL;
+	if (copy_from_user(in, buf, len))
+		return -EFAULT;
+	in[len] = 0;
+	n = sscanf(in, "%15s %i %i %u", word, &a, &b, &c);
+	if (n < 1)
+		return -EINVAL;
+	if (!strcmp(word, "none") && n == 1) {
+		kind = ZBATCH_FAULT_NONE;
+	} else if (!strcmp(word, "full") && n == 1) {
+		kind = ZBATCH_FAULT_FULL;
+	} else if (!strcmp(word, "corrupt") && n <= 2 && a <= 1000000) {
+		kind = ZBATCH_FAULT_CORRUPT;
+		c = a;
+	} else if (!strcmp(word, "status") && n >= 2 && a > IAX_COMP_SUCCESS &&
+		   a <= 0xff && b <= 0xff && c <= 1000000) {
+		kind = ZBATCH_FAULT_STATUS;
+	} else {
+		return -EINVAL;
+	}
+	mutex_lock(&zbatch_cfg_lock);
+	WRITE_ONCE(wq->fault.kind, ZBATCH_FAULT_NONE);
+	WRITE_ONCE(wq->fault.status, kind == ZBATCH_FAULT_STATUS ? a : 0);
+	WRITE_ONCE(wq->fault.error_code, kind == ZBATCH_FAULT_STATUS ? b : 0);
+	WRITE_ONCE(wq->fault.every, kind == ZBATCH_FAULT_NONE ? 0 : c);
+	atomic_set(&wq->fault.seq, 0);
+	/* the kind last: engines read it first */
+	smp_store_release(&wq->fault.kind, kind);
+	mutex_unlock(&zbatch_cfg_lock);
+	return len;
+}
+
+static const struct file_operations fault_fops = {
+	.owner = THIS_MODULE,
+	.read = fault_read,
+	.write = fault_write,
+};
+
 static ssize_t reset_write(struct file *f, const char __user *buf, size_t len,
 			   loff_t *pos)
 {
@@ -234,6 +309,8 @@ void zbatch_debugfs_create(void)
 	debugfs_create_file("reset", 0200, root, NULL, &reset_fops);
 	debugfs_create_file("selftest", 0200, root, NULL, &selftest_fops);
 	debugfs_create_file("selftest_results", 0400, root, NULL, &results_fops);
+	/* fault injection: the submitter's context allocation fails 1 in N */
+	debugfs_create_u32("fault_nomem", 0600, root, &zbatch_fault_nomem);
 	for (d = 0; d < zbatch_nr_devs; d++) {
 		struct zbatch_dev *dev = zbatch_devs[d];
 		struct dentry *dd;
@@ -250,6 +327,7 @@ void zbatch_debugfs_create(void)
 			debugfs_create_file("stats", 0400, wd, &wq->stats, &stats_fops);
 			/* fault injection: engines ignore a stalled WQ */
 			debugfs_create_bool("stall", 0600, wd, &wq->stalled);
+			debugfs_create_file("fault", 0600, wd, wq, &fault_fops);
 		}
 	}
 }

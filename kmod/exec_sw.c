@@ -16,7 +16,8 @@
  *
  * A stalled WQ (debugfs fault injection) models a hung device: its slices
  * are neither taken by engines nor stolen; the core's timeout takes them
- * back.
+ * back. A WQ's fault (debugfs devN/wqM/fault) makes its engines write
+ * error or corrupt records, or the WQ refuse slices (internal.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -42,14 +43,51 @@ static bool slice_stealable(struct zbatch_slice *s)
 	return !wq || wq->ops->stealable(wq);
 }
 
+bool zbatch_fault_hit(struct zbatch_fault *f)
+{
+	unsigned int every = READ_ONCE(f->every);
+
+	return every <= 1 || !((unsigned int)atomic_inc_return(&f->seq) % every);
+}
+
+/* An injected fault for @d on @wq's engine: true when it replaced the run. */
+static bool run_fault(struct zbatch_wq *wq, struct iax_hw_desc *d,
+		      struct zbatch_ctx *ctx, struct zbatch_job *job)
+{
+	struct iax_completion_record *cr = zbatch_desc_cr(d);
+	unsigned int kind = READ_ONCE(wq->fault.kind);
+
+	if ((kind != ZBATCH_FAULT_STATUS && kind != ZBATCH_FAULT_CORRUPT) ||
+	    !zbatch_fault_hit(&wq->fault))
+		return false;
+	if (kind == ZBATCH_FAULT_STATUS) {
+		zbatch_cr_finish(cr, READ_ONCE(wq->fault.status),
+				 READ_ONCE(wq->fault.error_code), 0, 0);
+		return true;
+	}
+	/* a record that cannot be true: more output than room, or no status */
+	zbatch_sw_run(ctx, d, job->codec, job->verify);
+	if (atomic_read(&wq->fault.seq) & 1)
+		zbatch_cr_finish(cr, IAX_COMP_SUCCESS, 0, d->max_dst_size + 1,
+				 d->src1_size);
+	else
+		zbatch_cr_finish(cr, 0x7e, 0x7e, 0, 0);
+	return true;
+}
+
 static void run_one(struct zbatch_ctx *ctx, struct zbatch_job *job,
-		    struct iax_hw_desc *d)
+		    struct zbatch_wq *wq, struct iax_hw_desc *d)
 {
 	enum zbatch_op op = d->opcode == IAX_OPCODE_DECOMPRESS ?
 			    ZBATCH_OP_DECOMPRESS : ZBATCH_OP_COMPRESS;
 	bool sample = zbatch_stats_sample();
 	u64 t0 = sample ? local_clock() : 0;
 
+	if (wq && run_fault(wq, d, ctx, job)) {
+		if (d == job->sample)
+			job->sample_done_ns = local_clock();
+		return;
+	}
 	zbatch_sw_run(ctx, d, job->codec, job->verify);
 	if (sample) {
 		u64 ns = local_clock() - t0;
@@ -67,24 +105,29 @@ static void run_one(struct zbatch_ctx *ctx, struct zbatch_job *job,
 }
 
 unsigned int zbatch_sw_drain(struct zbatch_ctx *ctx, struct zbatch_job *job,
-			     struct zbatch_slice *own, unsigned int max,
-			     unsigned int *stolen)
+			     struct zbatch_slice *own, struct zbatch_wq *wq,
+			     bool steal, unsigned int max, unsigned int *stolen)
 {
 	struct iax_hw_desc *d;
 	unsigned int i, n = 0;
 
 	*stolen = 0;
 	while (own && n < max && (d = zbatch_slice_claim(own))) {
-		run_one(ctx, job, d);
+		run_one(ctx, job, wq, d);
 		n++;
 	}
 	for (i = 0; i < job->nr_slices && n < max; i++) {
 		struct zbatch_slice *s = &job->slice[i];
 
-		if (s == own || !slice_stealable(s))
+		/*
+		 * without @steal, not from the engines' slices: only from
+		 * slices no WQ holds (refused, taken back) or a device left
+		 */
+		if (s == own || !slice_stealable(s) ||
+		    (!steal && READ_ONCE(s->wq) && READ_ONCE(s->wq)->ops == &zbatch_exec_sw))
 			continue;
 		while (n < max && (d = zbatch_slice_claim(s))) {
-			run_one(ctx, job, d);
+			run_one(ctx, job, wq, d);
 			n++;
 			(*stolen)++;
 		}
@@ -98,6 +141,8 @@ static int sw_post(struct zbatch_wq *wq, struct zbatch_slice *s)
 	unsigned long flags;
 	unsigned int i;
 
+	if (READ_ONCE(wq->fault.kind) == ZBATCH_FAULT_FULL)
+		return -EAGAIN;		/* fault injection: a full WQ */
 	spin_lock_irqsave(&wq->lock, flags);
 	if (wq->count + s->nr > wq->size) {
 		spin_unlock_irqrestore(&wq->lock, flags);
@@ -198,7 +243,7 @@ static void run_slice(struct zbatch_engine *e, struct zbatch_slice *s,
 		zbatch_stats_hist(ZH_QUEUE, q);
 		zbatch_cost_handoff(q, woken);
 	}
-	n = zbatch_sw_drain(&e->ctx, job, s, UINT_MAX, &stolen);
+	n = zbatch_sw_drain(&e->ctx, job, s, s->wq, true, UINT_MAX, &stolen);
 	WRITE_ONCE(e->slices, e->slices + 1);
 	WRITE_ONCE(e->descs, e->descs + n);
 	WRITE_ONCE(e->stolen, e->stolen + stolen);

@@ -2,18 +2,29 @@
 /*
  * zbatch module internals, shared by the files of kmod/.
  *
- * Locks (none is held while a codec runs, none nests inside another
- * except as written here):
- *   zbatch_cfg_lock (mutex): writers of the tunables and of WQ 'enabled'.
+ * Locks, outermost first. A lock nests only inside the ones named as its
+ * outer locks here; lockdep in the debug kernel (make check-debug) checks
+ * this. No spinlock is held while a codec runs.
+ *   selftest_lock (mutex, selftest.c): one self-test run. Inside: the whole
+ *     batch path, zbatch_cfg_lock (settings), iaa.lock is never taken.
+ *   iaa.lock (mutex, exec_iaa.c): IAA attach/detach and the driver name.
+ *     Inside: its probe runs batches (ctx_pool_lock, a job's waitq.lock,
+ *     an instance's free_lock), detach takes iaa.grave_lock.
+ *   zb_lock (mutex, swapdev.c): swap devices and their I/O contexts; then
+ *     a device's init_lock (rw_semaphore): configuration and teardown.
+ *     Inside either: allocations and zbatch_ctx_prepare() only.
+ *   zbatch_cfg_lock (mutex): writers of the tunables, of WQ 'enabled' and
+ *     of the fault injection settings. Innermost of the mutexes: nothing
+ *     nests inside it.
+ *   ctx_pool_lock (mutex, codec.c), a swap device's rescue_lock (mutex):
+ *     innermost; nothing nests inside them.
  *   zbatch_wq.lock (spinlock, irqsave): one WQ's queue of posted slices
- *     and its descriptor count; one round trip per slice, not per
- *     descriptor.
+ *     and its descriptor count; one round trip per slice. Innermost.
  *   zbatch_job.waitq.lock: the release of a job's pending count
- *     (zbatch_job_release()); taken alone.
- *   ctx_pool_lock (mutex, codec.c): the submitter context pool; alone.
- *   iaa.lock (mutex, exec_iaa.c): IAA attach/detach; a probe under it
- *     submits batches (so takes the WQ and job locks and ctx_pool_lock).
- *   iaa_inst.free_lock (spinlock, irqsave): IAA's free slots; alone.
+ *     (zbatch_job_release()); innermost (wake_up_locked() takes only the
+ *     scheduler's own locks).
+ *   iaa_inst.free_lock, iaa.grave_lock, swapdev io_lock (spinlocks), a
+ *     swap slot's bit lock: innermost.
  */
 #ifndef _ZBATCH_INTERNAL_H
 #define _ZBATCH_INTERNAL_H
@@ -67,6 +78,7 @@ enum zbatch_stat {
 	ZST_HANDOFFS,		/* slices posted to engines (one wake-up each) */
 	ZST_INLINE_BATCHES,	/* batches run on the submitter only */
 	ZST_INLINE,		/* run on the calling CPU by request (acomp) */
+	ZST_DEVICE_ERRORS,	/* a WQ's record said the device failed: redone */
 	ZST_ERR_NOSPC,
 	ZST_ERR_BADMSG,
 	ZST_ERR_INVAL,
@@ -167,11 +179,41 @@ void zbatch_sw_run(struct zbatch_ctx *ctx, const struct iax_hw_desc *d,
 int zbatch_run_inline(struct zbatch_ctx *ctx, struct zbatch_req *req,
 		      unsigned int codec);
 struct zbatch_ctx *zbatch_ctx_get(void);
+/* debugfs fault_nomem: zbatch_ctx_get() fails 1 call in N (0: never) */
+extern unsigned int zbatch_fault_nomem;
 void zbatch_ctx_put(struct zbatch_ctx *ctx);
 void zbatch_ctx_pool_destroy(void);
 
 /* ---- devices and work queues (wq.c) ---- */
 struct zbatch_dev;
+
+/*
+ * Fault injection on a WQ (debugfs devN/wqM/fault; off by default). Its
+ * engines answer 1 descriptor in @every (0 or 1: each) with the fault:
+ * STATUS writes the record @status/@error_code instead of running it,
+ * CORRUPT runs it and writes a record that cannot be true; FULL makes
+ * the WQ refuse every slice (post() says -EAGAIN). Fields written under
+ * zbatch_cfg_lock, read with READ_ONCE.
+ */
+enum zbatch_fault_kind {
+	ZBATCH_FAULT_NONE = 0,
+	ZBATCH_FAULT_STATUS,
+	ZBATCH_FAULT_CORRUPT,
+	ZBATCH_FAULT_FULL,
+};
+
+struct zbatch_fault {
+	unsigned int kind;
+	u8 status;
+	u8 error_code;
+	unsigned int every;
+	atomic_t seq;
+};
+
+/* Whether the next descriptor gets @f's fault (counts descriptors). */
+bool zbatch_fault_hit(struct zbatch_fault *f);
+/* Consecutive device errors after which a WQ leaves service. */
+#define ZBATCH_WQ_ERR_LIMIT	16
 
 struct zbatch_wq {
 	struct kobject kobj;		/* /sys/kernel/zbatch/devN/wqM */
@@ -184,6 +226,9 @@ struct zbatch_wq {
 	bool enabled;			/* in service; written under cfg_lock */
 	bool stalled;			/* debugfs fault injection: a hung WQ */
 	bool timeout_logged;
+	bool errors_logged;
+	struct zbatch_fault fault;	/* debugfs fault injection */
+	atomic_t err_streak;		/* device errors in a row (software WQs) */
 
 	spinlock_t lock;		/* protects slices and count */
 	struct list_head slices;	/* zbatch_slice.node, FIFO */
@@ -233,6 +278,8 @@ struct zbatch_wq *zbatch_wq_pick(enum zbatch_op op);
 unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu,
 			       unsigned int *polling);
 void zbatch_wq_timed_out(struct zbatch_wq *wq);
+/* A record of @wq said the device failed; too many in a row: out of service. */
+void zbatch_wq_device_error(struct zbatch_wq *wq);
 
 /* ---- the software executor (exec_sw.c) ---- */
 extern const struct zbatch_exec_ops zbatch_exec_sw;
@@ -242,11 +289,13 @@ void zbatch_sw_stop(struct zbatch_dev *dev);
 /*
  * Run what is claimable of @own, then steal from the job's other stealable
  * slices. Returns the descriptors run; *stolen counts those not of @own.
- * At most @max descriptors. The caller releases them.
+ * At most @max descriptors. The caller releases them. @wq: the WQ whose
+ * engine runs them (its faults apply), NULL for the submitter; @steal:
+ * whether to take from other slices at all.
  */
 unsigned int zbatch_sw_drain(struct zbatch_ctx *ctx, struct zbatch_job *job,
-			     struct zbatch_slice *own, unsigned int max,
-			     unsigned int *stolen);
+			     struct zbatch_slice *own, struct zbatch_wq *wq,
+			     bool steal, unsigned int max, unsigned int *stolen);
 
 /* ---- the IAA executor (exec_iaa.c) ---- */
 extern const struct zbatch_exec_ops zbatch_exec_iaa;
@@ -286,6 +335,8 @@ void zbatch_cost_reset(void);
 
 /* ---- front ends and control ---- */
 int zbatch_sysfs_create(struct kobject **kobj);
+int zbatch_sysfs_publish(struct kobject *kobj);
+void zbatch_sysfs_unpublish(struct kobject *kobj);
 /* sysfs "a [b] c" choice lists, shared by every attribute that has one */
 ssize_t zbatch_sysfs_choice(char *buf, const char *const *names,
 			    unsigned int nr, unsigned int cur, unsigned int first);

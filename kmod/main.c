@@ -31,6 +31,12 @@ struct zbatch_config zbatch_cfg = {
 
 static struct kobject *zbatch_kobj;
 
+/*
+ * Internals first, then what users and other kernel code can reach
+ * (crypto algorithms, the swap device control files, /dev/zbatch,
+ * debugfs), the tunables last; exit removes in the reverse order. Every
+ * error path undoes exactly what was done before it.
+ */
 static int __init zbatch_init(void)
 {
 	int ret;
@@ -47,16 +53,19 @@ static int __init zbatch_init(void)
 	ret = zbatch_iaa_create(zbatch_kobj);
 	if (ret)
 		goto err_wq;
-	ret = zbatch_chardev_create();
-	if (ret)
-		goto err_iaa;
 	ret = zbatch_acomp_create();
 	if (ret)
-		goto err_chardev;
+		goto err_iaa;
 	ret = zbatch_swapdev_create(zbatch_kobj);
 	if (ret)
 		goto err_acomp;
+	ret = zbatch_chardev_create();
+	if (ret)
+		goto err_swapdev;
 	zbatch_debugfs_create();
+	ret = zbatch_sysfs_publish(zbatch_kobj);
+	if (ret)
+		goto err_debugfs;
 	pr_info("version %s: %u device(s), batch size %u, %zu KiB of workspaces per engine\n",
 		ZBATCH_VERSION, zbatch_nr_devs, zbatch_batch_size(),
 		zbatch_ctx_bytes() / 1024);
@@ -64,14 +73,19 @@ static int __init zbatch_init(void)
 		zbatch_selftest_run();
 	return 0;
 
+err_debugfs:
+	zbatch_debugfs_destroy();
+	zbatch_chardev_destroy();
+err_swapdev:
+	zbatch_swapdev_destroy();
 err_acomp:
 	zbatch_acomp_destroy();
-err_chardev:
-	zbatch_chardev_destroy();
 err_iaa:
 	zbatch_iaa_destroy();
 err_wq:
 	zbatch_wq_destroy();
+	/* the IAA probe and the algorithms' first calls may have filled it */
+	zbatch_ctx_pool_destroy();
 err_sysfs:
 	zbatch_sysfs_destroy(zbatch_kobj);
 err_stats:
@@ -81,10 +95,11 @@ err_stats:
 
 static void __exit zbatch_exit(void)
 {
+	zbatch_sysfs_unpublish(zbatch_kobj);
 	zbatch_debugfs_destroy();
+	zbatch_chardev_destroy();
 	zbatch_swapdev_destroy();
 	zbatch_acomp_destroy();
-	zbatch_chardev_destroy();
 	zbatch_iaa_destroy();
 	zbatch_wq_destroy();
 	zbatch_ctx_pool_destroy();

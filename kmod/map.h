@@ -74,6 +74,19 @@ static inline enum zbatch_wq_type zbatch_wq_type(unsigned int nr_wqs,
 	return idx >= nr_wqs - g_comp ? ZBATCH_WQ_COMP : ZBATCH_WQ_DECOMP;
 }
 
+/*
+ * Where a device's WQs of the type a job needs begin (they are
+ * contiguous): scanning from there finds one at once, whatever the number
+ * of WQs.
+ */
+static inline unsigned int zbatch_wq_first(unsigned int nr_wqs, unsigned int g_comp,
+					   int comp)
+{
+	if (zbatch_wq_type(nr_wqs, g_comp, 0) == ZBATCH_WQ_GENERIC || !comp)
+		return 0;
+	return nr_wqs - g_comp;
+}
+
 /* Whether a WQ of @type takes a compress (@comp) or decompress job. */
 static inline int zbatch_wq_takes(enum zbatch_wq_type type, int comp)
 {

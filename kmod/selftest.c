@@ -556,17 +556,13 @@ static void test_timeout(struct st_bufs *b)
 	const char *why = NULL;
 	bool any_enabled = false;
 	unsigned int old_h = READ_ONCE(zbatch_handoff);
-	/* as found: a self-test leaves the WQs as the administrator set them */
-	bool was_enabled[8 * 64];
 
 	mutex_lock(&zbatch_cfg_lock);
 	WRITE_ONCE(zbatch_cfg.timeout_ms, 20);
 	mutex_unlock(&zbatch_cfg_lock);
 	for (d = 0; d < zbatch_nr_devs; d++)
-		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++) {
-			was_enabled[d * 8 + w] = READ_ONCE(zbatch_devs[d]->wqs[w]->enabled);
+		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++)
 			WRITE_ONCE(zbatch_devs[d]->wqs[w]->stalled, true);
-		}
 	/* a hung WQ is seen only by descriptors handed to it */
 	set_handoff(ZBATCH_HANDOFF_ALWAYS);
 	set_mode(ZBATCH_ASYNC_IRQ);
@@ -584,12 +580,12 @@ static void test_timeout(struct st_bufs *b)
 	why = roundtrip(b, 4, ZBATCH_CODEC_ZSTD, 6);
 	result(!why, "no_wq_in_service_runs_in_software", why);
 
+	/* back in service for the next tests; zbatch_selftest_run() restores */
 	mutex_lock(&zbatch_cfg_lock);
 	for (d = 0; d < zbatch_nr_devs; d++) {
 		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++) {
 			WRITE_ONCE(zbatch_devs[d]->wqs[w]->stalled, false);
-			WRITE_ONCE(zbatch_devs[d]->wqs[w]->enabled, was_enabled[d * 8 + w]);
-			WRITE_ONCE(zbatch_devs[d]->wqs[w]->timeout_logged, false);
+			WRITE_ONCE(zbatch_devs[d]->wqs[w]->enabled, true);
 		}
 	}
 	WRITE_ONCE(zbatch_cfg.timeout_ms, old_ms);
@@ -715,9 +711,84 @@ static void test_api_limits(struct st_bufs *b)
 	result(!why, "api_refuses_bad_batches", why);
 }
 
+/*
+ * What the self-tests change, as the administrator left it: tunables, the
+ * dispatch policy, every WQ's service flag, stall, fault and logging.
+ * Restored exactly at the end (meanwhile other callers may see them).
+ */
+struct st_saved {
+	struct zbatch_config cfg;
+	unsigned int handoff;
+	unsigned int nomem;
+	struct {
+		bool enabled, stalled, timeout_logged, errors_logged;
+		struct zbatch_fault fault;
+	} wq[64 * ZBATCH_MAX_WQS];
+};
+
+static void state_save(struct st_saved *sv)
+{
+	unsigned int d, w;
+
+	mutex_lock(&zbatch_cfg_lock);
+	sv->cfg = zbatch_cfg;
+	sv->handoff = READ_ONCE(zbatch_handoff);
+	sv->nomem = READ_ONCE(zbatch_fault_nomem);
+	for (d = 0; d < zbatch_nr_devs; d++)
+		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++) {
+			struct zbatch_wq *wq = zbatch_devs[d]->wqs[w];
+			unsigned int i = d * ZBATCH_MAX_WQS + w;
+
+			sv->wq[i].enabled = READ_ONCE(wq->enabled);
+			sv->wq[i].stalled = READ_ONCE(wq->stalled);
+			sv->wq[i].timeout_logged = READ_ONCE(wq->timeout_logged);
+			sv->wq[i].errors_logged = READ_ONCE(wq->errors_logged);
+			sv->wq[i].fault = wq->fault;
+		}
+	/* the tests run without injected faults */
+	WRITE_ONCE(zbatch_fault_nomem, 0);
+	for (d = 0; d < zbatch_nr_devs; d++)
+		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++)
+			WRITE_ONCE(zbatch_devs[d]->wqs[w]->fault.kind, ZBATCH_FAULT_NONE);
+	mutex_unlock(&zbatch_cfg_lock);
+}
+
+static void state_restore(const struct st_saved *sv)
+{
+	unsigned int d, w;
+
+	mutex_lock(&zbatch_cfg_lock);
+	WRITE_ONCE(zbatch_cfg.codec, sv->cfg.codec);
+	WRITE_ONCE(zbatch_cfg.sync_mode, sv->cfg.sync_mode);
+	WRITE_ONCE(zbatch_cfg.distribute_comps, sv->cfg.distribute_comps);
+	WRITE_ONCE(zbatch_cfg.distribute_decomps, sv->cfg.distribute_decomps);
+	WRITE_ONCE(zbatch_cfg.g_comp_wqs, sv->cfg.g_comp_wqs);
+	WRITE_ONCE(zbatch_cfg.verify, sv->cfg.verify);
+	WRITE_ONCE(zbatch_cfg.timeout_ms, sv->cfg.timeout_ms);
+	WRITE_ONCE(zbatch_handoff, sv->handoff);
+	WRITE_ONCE(zbatch_fault_nomem, sv->nomem);
+	for (d = 0; d < zbatch_nr_devs; d++)
+		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++) {
+			struct zbatch_wq *wq = zbatch_devs[d]->wqs[w];
+			unsigned int i = d * ZBATCH_MAX_WQS + w;
+
+			WRITE_ONCE(wq->stalled, sv->wq[i].stalled);
+			WRITE_ONCE(wq->timeout_logged, sv->wq[i].timeout_logged);
+			WRITE_ONCE(wq->errors_logged, sv->wq[i].errors_logged);
+			WRITE_ONCE(wq->fault.status, sv->wq[i].fault.status);
+			WRITE_ONCE(wq->fault.error_code, sv->wq[i].fault.error_code);
+			WRITE_ONCE(wq->fault.every, sv->wq[i].fault.every);
+			/* the kind last, after its parameters (fault_write()) */
+			smp_store_release(&wq->fault.kind, sv->wq[i].fault.kind);
+			atomic_set(&wq->err_streak, 0);
+			WRITE_ONCE(wq->enabled, sv->wq[i].enabled);
+		}
+	mutex_unlock(&zbatch_cfg_lock);
+}
+
 int zbatch_selftest_run(void)
 {
-	unsigned int old_mode;
+	struct st_saved *saved;
 	struct st_bufs *b;
 	int failed;
 
@@ -725,14 +796,16 @@ int zbatch_selftest_run(void)
 	if (!report)
 		report = kvzalloc(ST_BUF, GFP_KERNEL);
 	b = bufs_alloc();
-	if (!report || !b) {
+	saved = kvzalloc(sizeof(*saved), GFP_KERNEL);
+	if (!report || !b || !saved) {
+		kvfree(saved);
 		bufs_free(b);
 		mutex_unlock(&selftest_lock);
 		return -ENOMEM;
 	}
+	state_save(saved);
 	report_len = 0;
 	nr_tests = 0;
-	old_mode = READ_ONCE(zbatch_cfg.sync_mode);
 	out("KTAP version 1\n");
 	out("# zbatch %s self-tests\n", ZBATCH_VERSION);
 
@@ -748,7 +821,8 @@ int zbatch_selftest_run(void)
 	test_timeout(b);
 	test_concurrent();
 
-	set_mode(old_mode);
+	state_restore(saved);
+	kvfree(saved);
 	bufs_free(b);
 	out("1..%u\n", nr_tests);
 	failed = 0;

@@ -189,15 +189,19 @@ static int io_store(struct zb_swapdev *z, struct zb_io *io)
 		} else if (!req->status) {
 			ret = zb_store_unit(z, it->index, it->pages, req->dst,
 					    req->produced);
-		} else if (req->status == -ENOSPC) {
-			/* did not compress: every page raw */
+		} else {
+			/*
+			 * Did not compress (-ENOSPC), or compression failed:
+			 * every page raw. A compressor's error never fails
+			 * a swap-out.
+			 */
 			if (it->pages > 1)
 				zb_stat_add(z, ZBS_UNIT_FALLBACKS, 1);
+			if (req->status != -ENOSPC)
+				zb_stat_add(z, ZBS_COMP_ERRORS, 1);
 			for (p = 0, ret = 0; p < it->pages && !ret; p++)
 				ret = zb_store_page(z, it->index + p,
 						    it->src + p * PAGE_SIZE, PAGE_SIZE);
-		} else {
-			ret = req->status;
 		}
 		if (ret)
 			return ret;
@@ -259,8 +263,17 @@ static int io_load(struct zb_swapdev *z, struct zb_io *io)
 			struct zbatch_req *req = &io->req[r++];
 			unsigned int want = it->partial ? req->dlen : it->pages * PAGE_SIZE;
 
-			if (req->status || req->produced != want)
-				return req->status ?: -EIO;
+			if (req->status || req->produced != want) {
+				/* redone on the device's own context, once */
+				zbatch_req_init(req, ZBATCH_OP_DECOMPRESS, req->src, req->slen,
+						req->dst, req->dlen);
+				mutex_lock(&z->rescue_lock);
+				zbatch_run_inline(&z->rescue, req, z->codec);
+				mutex_unlock(&z->rescue_lock);
+				zb_stat_add(z, ZBS_DECOMP_REDONE, 1);
+				if (req->status || req->produced != want)
+					return req->status ?: -EIO;
+			}
 		}
 		if (it->partial)
 			memcpy(it->dst, io->scratch + it->idx * PAGE_SIZE, PAGE_SIZE);
@@ -646,10 +659,11 @@ static ssize_t unit_stat_show(struct device *d, struct device_attribute *a, char
 
 	return sysfs_emit(buf, "units %llu\nunit_fallbacks %llu\npartial_reads %llu\n"
 			  "partial_read_bytes %llu\npartial_writes %llu\nlimit_refused %llu\n"
-			  "miss_free %llu\n",
+			  "miss_free %llu\ncomp_errors %llu\ndecomp_redone %llu\n",
 			  st(z, ZBS_UNITS), st(z, ZBS_UNIT_FALLBACKS), st(z, ZBS_PARTIAL_READS),
 			  st(z, ZBS_PARTIAL_READ_BYTES), st(z, ZBS_PARTIAL_WRITES),
-			  st(z, ZBS_LIMIT_REFUSED), st(z, ZBS_MISS_FREE));
+			  st(z, ZBS_LIMIT_REFUSED), st(z, ZBS_MISS_FREE),
+			  st(z, ZBS_COMP_ERRORS), st(z, ZBS_DECOMP_REDONE));
 }
 
 /* Requests per batch of device I/O: "size writes reads", sizes with any. */
@@ -728,6 +742,7 @@ static int zb_add(void)
 	z->codec = ZBATCH_CODEC_LZ4;
 	z->unit_pages = 1;
 	init_rwsem(&z->init_lock);
+	mutex_init(&z->rescue_lock);
 	z->disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
 	if (IS_ERR(z->disk)) {
 		ret = PTR_ERR(z->disk);

@@ -65,6 +65,8 @@ enum zb_dev_stat {
 	ZBS_PARTIAL_WRITES,	/* writes into a stored unit */
 	ZBS_LIMIT_REFUSED,	/* writes refused at mem_limit */
 	ZBS_MAX_USED_PAGES,
+	ZBS_COMP_ERRORS,	/* compress failed (not -ENOSPC): pages raw */
+	ZBS_DECOMP_REDONE,	/* failed decompress redone on the rescue context */
 	ZBS_NR,
 };
 
@@ -83,6 +85,13 @@ struct zb_swapdev {
 	unsigned long nr_pages;
 	struct zb_slot *slots;
 	struct zs_pool *pool;
+	/*
+	 * Preallocated with disksize for the device's codec: a decompress
+	 * that failed in a batch (no context, a device error) is redone
+	 * here, so that a swap-in never fails for want of memory.
+	 */
+	struct mutex rescue_lock;
+	struct zbatch_ctx rescue;
 	bool claim;			/* being destroyed: refuse opens */
 	atomic64_t stats[ZBS_NR];
 	/* requests per batch of device I/O, write and read */

@@ -232,14 +232,21 @@ int zb_store_init(struct zb_swapdev *z, u64 disksize)
 	z->slots = vzalloc(array_size(z->nr_pages, sizeof(*z->slots)));
 	if (!z->slots)
 		return -ENOMEM;
+	if (zbatch_ctx_prepare(&z->rescue, z->codec))
+		goto err_slots;
 	snprintf(name, sizeof(name), "zbatchswap%d", z->id);
 	z->pool = zs_create_pool(name);
-	if (!z->pool) {
-		vfree(z->slots);
-		z->slots = NULL;
-		return -ENOMEM;
-	}
+	if (!z->pool)
+		goto err_rescue;
 	return 0;
+
+err_rescue:
+	zbatch_ctx_free(&z->rescue);
+	memset(&z->rescue, 0, sizeof(z->rescue));
+err_slots:
+	vfree(z->slots);
+	z->slots = NULL;
+	return -ENOMEM;
 }
 
 /* No I/O in flight (no openers): free everything stored. */
@@ -255,6 +262,8 @@ void zb_store_destroy(struct zb_swapdev *z)
 		zb_slot_unlock(z, i);
 	}
 	zs_destroy_pool(z->pool);
+	zbatch_ctx_free(&z->rescue);
+	memset(&z->rescue, 0, sizeof(z->rescue));
 	vfree(z->slots);
 	z->slots = NULL;
 	z->pool = NULL;

@@ -252,23 +252,25 @@ static const struct attribute_group zbatch_group = {
 	.attrs = zbatch_attrs,
 };
 
+/* /sys/kernel/zbatch, empty: the devices and the IAA executor hang there. */
 int zbatch_sysfs_create(struct kobject **kobj)
 {
-	int ret;
-
 	*kobj = kobject_create_and_add("zbatch", kernel_kobj);
-	if (!*kobj)
-		return -ENOMEM;
-	ret = sysfs_create_group(*kobj, &zbatch_group);
-	if (ret) {
-		kobject_put(*kobj);
-		*kobj = NULL;
-	}
-	return ret;
+	return *kobj ? 0 : -ENOMEM;
+}
+
+/* The tunables, once everything they act on exists. */
+int zbatch_sysfs_publish(struct kobject *kobj)
+{
+	return sysfs_create_group(kobj, &zbatch_group);
+}
+
+void zbatch_sysfs_unpublish(struct kobject *kobj)
+{
+	sysfs_remove_group(kobj, &zbatch_group);
 }
 
 void zbatch_sysfs_destroy(struct kobject *kobj)
 {
-	sysfs_remove_group(kobj, &zbatch_group);
 	kobject_put(kobj);
 }

@@ -44,16 +44,19 @@ static int *topo_pkg, *topo_core, *topo_dev_pkg;
 /* ---- WQ choice ---- */
 /*
  * The first WQ in service of @dev, in priority order, whose type takes
- * the job; failing that, any in service (a typed WQ taken out of service
- * must not strand its jobs on a device that has others).
+ * the job (the scan starts where that type's WQs begin: O(1)); failing
+ * that, any in service (a typed WQ taken out of service must not strand
+ * its jobs on a device that has others).
  */
 static struct zbatch_wq *dev_wq(struct zbatch_dev *dev, bool comp)
 {
-	unsigned int i, g = READ_ONCE(zbatch_cfg.g_comp_wqs);
+	unsigned int k, g = READ_ONCE(zbatch_cfg.g_comp_wqs), n = dev->nr_wqs;
+	unsigned int first = zbatch_wq_first(n, g, comp);
 	struct zbatch_wq *any = NULL;
 
-	for (i = 0; i < dev->nr_wqs; i++) {
-		struct zbatch_wq *wq = dev->wqs[i];
+	for (k = 0; k < n; k++) {
+		/* dev->wqs[] is in priority order, which is id order */
+		struct zbatch_wq *wq = dev->wqs[(first + k) % n];
 
 		if (!READ_ONCE(wq->enabled))
 			continue;
@@ -134,6 +137,24 @@ void zbatch_wq_timed_out(struct zbatch_wq *wq)
 	if (!xchg(&wq->timeout_logged, true))
 		pr_err("dev%u/wq%u: descriptor timed out; WQ taken out of service, jobs fall back to software\n",
 		       wq->dev->id, wq->id);
+}
+
+/**
+ * zbatch_wq_device_error() - count a device error of a software WQ
+ * @wq: the WQ whose record said the device failed (the core redid it)
+ *
+ * ZBATCH_WQ_ERR_LIMIT in a row (no good record between them) take the WQ
+ * out of service, logged once; sysfs 'enabled' puts it back.
+ */
+void zbatch_wq_device_error(struct zbatch_wq *wq)
+{
+	if (atomic_inc_return(&wq->err_streak) < ZBATCH_WQ_ERR_LIMIT ||
+	    !READ_ONCE(wq->enabled))
+		return;
+	WRITE_ONCE(wq->enabled, false);
+	if (!xchg(&wq->errors_logged, true))
+		pr_err("dev%u/wq%u: %d device errors in a row; WQ taken out of service, jobs fall back to software\n",
+		       wq->dev->id, wq->id, ZBATCH_WQ_ERR_LIMIT);
 }
 
 /* ---- sysfs: /sys/kernel/zbatch/devN/{node,engines,cpus}, devN/wqM/... ---- */
@@ -227,8 +248,11 @@ static ssize_t enabled_store(struct kobject *k, struct kobj_attribute *a,
 		return ret;
 	mutex_lock(&zbatch_cfg_lock);
 	WRITE_ONCE(wq->enabled, on);
-	if (on)
+	if (on) {
 		WRITE_ONCE(wq->timeout_logged, false);
+		WRITE_ONCE(wq->errors_logged, false);
+		atomic_set(&wq->err_streak, 0);
+	}
 	mutex_unlock(&zbatch_cfg_lock);
 	return len;
 }

@@ -13,6 +13,7 @@ PKGS=(
 	shellcheck linux-source-6.12
 	gnuplot-nox
 	debhelper dh-dkms dkms dpkg-dev
+	bison flex libelf-dev libssl-dev
 )
 
 say() { printf 'setup: %s\n' "$*"; }

@@ -20,12 +20,16 @@ struct Layout {
 };
 
 // The WQ a job takes on device @d: the first of its type in priority
-// order (as kmod/wq.c dev_wq(); every WQ in service here).
+// order, scanned from where its type begins (as kmod/wq.c dev_wq(); every
+// WQ in service here).
 int pick_wq(unsigned nr_wqs, unsigned g_comp, bool comp)
 {
-	for (unsigned i = 0; i < nr_wqs; i++)
+	unsigned first = zbatch_wq_first(nr_wqs, g_comp, comp);
+	for (unsigned k = 0; k < nr_wqs; k++) {
+		unsigned i = (first + k) % nr_wqs;
 		if (zbatch_wq_takes(zbatch_wq_type(nr_wqs, g_comp, i), comp))
 			return static_cast<int>(i);
+	}
 	return 0;
 }
 

@@ -176,6 +176,11 @@ TEST(Map, WqTypesFollowGCompWqsPerIaa)
 	EXPECT_EQ(zbatch_wq_type(4, 4, 0), ZBATCH_WQ_GENERIC);
 	EXPECT_EQ(zbatch_wq_type(4, 3, 0), ZBATCH_WQ_DECOMP);
 	EXPECT_EQ(zbatch_wq_type(4, 3, 1), ZBATCH_WQ_COMP);
+	// the scan for a job starts where its type begins
+	EXPECT_EQ(zbatch_wq_first(8, 2, 1), 6u);
+	EXPECT_EQ(zbatch_wq_first(8, 2, 0), 0u);
+	EXPECT_EQ(zbatch_wq_first(8, 0, 1), 0u);
+	EXPECT_EQ(zbatch_wq_first(1, 1, 1), 0u);
 	EXPECT_TRUE(zbatch_wq_takes(ZBATCH_WQ_GENERIC, 1));
 	EXPECT_TRUE(zbatch_wq_takes(ZBATCH_WQ_GENERIC, 0));
 	EXPECT_TRUE(zbatch_wq_takes(ZBATCH_WQ_COMP, 1));

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <linux/zbatch.h>
@@ -120,4 +122,66 @@ TEST(Module, WqDesignTypedWqsDistributedCompressLocalDecompress)
 	// g_comp_wqs_per_iaa=0: every WQ generic
 	ASSERT_EQ(sysfs_write(kSys + "/g_comp_wqs_per_iaa", "0"), 0);
 	EXPECT_EQ(sysfs_read(kSys + "/dev1/wq1/type"), "generic");
+}
+
+// The self-tests change settings while they run (stalled WQs, timeouts,
+// modes) and put back exactly what the administrator had.
+TEST(Module, SelfTestsLeaveTheAdministratorsStateAlone)
+{
+	const std::vector<std::pair<std::string, std::string>> set = {
+		{kSys + "/sync_mode", "async_irq"}, {kSys + "/verify_compress", "1"},
+		{kSys + "/timeout_ms", "777"},      {kSys + "/distribute_comps", "0"},
+		{kSys + "/codec", "zstd"},          {kSys + "/dev0/wq0/enabled", "0"},
+		{kDbg + "/dev0/wq0/fault", "status 0x20 0x00 9"},
+	};
+	std::vector<std::string> before;
+	for (auto &[f, v] : set) {
+		ASSERT_EQ(sysfs_write(f, v), 0) << f;
+		before.push_back(sysfs_read(f));
+	}
+	ASSERT_EQ(sysfs_write(kDbg + "/selftest", "1"), 0);
+	auto ktap = sysfs_read(kDbg + "/selftest_results");
+	EXPECT_EQ(ktap.find("not ok"), std::string::npos) << ktap;
+	for (size_t i = 0; i < set.size(); i++)
+		EXPECT_EQ(sysfs_read(set[i].first), before[i]) << set[i].first;
+	sysfs_write(kSys + "/sync_mode", "async");
+	sysfs_write(kSys + "/verify_compress", "0");
+	sysfs_write(kSys + "/timeout_ms", "1000");
+	sysfs_write(kSys + "/distribute_comps", "1");
+	sysfs_write(kSys + "/codec", "lz4");
+	sysfs_write(kSys + "/dev0/wq0/enabled", "1");
+	sysfs_write(kDbg + "/dev0/wq0/fault", "none");
+}
+
+// An unprivileged user can change nothing: no writable sysfs file of the
+// module, no device node, no debugfs file accepts it.
+TEST(Module, UnprivilegedUserIsRefusedEverywhere)
+{
+	ASSERT_EQ(run("command -v setpriv").status, 0) << "setpriv (util-linux) is missing";
+	const std::string as_nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+	// every file under /sys/kernel/zbatch with a write bit, and the swap
+	// device control files
+	auto files = run("find /sys/kernel/zbatch -type f -perm /222");
+	ASSERT_EQ(files.status, 0);
+	std::istringstream in(files.output);
+	std::string f;
+	int n = 0;
+	while (std::getline(in, f)) {
+		if (f.empty())
+			continue;
+		auto w = run(as_nobody + "sh -c 'echo 1 > " + f + "'");
+		EXPECT_NE(w.status, 0) << f << " accepted a write from nobody";
+		EXPECT_NE(w.output.find("Permission denied"), std::string::npos) << f << ": " << w.output;
+		n++;
+	}
+	EXPECT_GT(n, 10) << "found too few writable files: " << files.output;
+	for (const char *dev : {"/dev/zbatch"}) {
+		auto o = run(as_nobody + "sh -c 'exec 3<> " + std::string(dev) + "'");
+		EXPECT_NE(o.status, 0) << dev << " opened by nobody";
+	}
+	auto dbg = run(as_nobody + "ls " + kDbg);
+	EXPECT_NE(dbg.status, 0) << "debugfs readable by nobody: " << dbg.output;
+	auto cli = run(as_nobody + kCli + " config set codec zstd");
+	EXPECT_NE(cli.status, 0) << cli.output;
+	EXPECT_EQ(choice(sysfs_read(kSys + "/codec")), "lz4");
 }

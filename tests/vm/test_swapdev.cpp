@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // The swap device in the guest (scripts/guest-swapdev): a guest where zswap
 // was never enabled, so that large folios are swapped in whole.
+#include <cctype>
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -321,3 +322,54 @@ TEST(Swapdev, RefusalsSayWhy)
 	EXPECT_EQ(none.status, 1);
 	EXPECT_NE(none.output.find("no device"), std::string::npos) << none.output;
 }
+
+// Faults on the engines that run the device's batches (debugfs devN/wqM/
+// fault, fault_nomem), under a swap workload with 16K units and mTHP:
+// every byte comes back, nothing fails a swap-out or a swap-in, the
+// errors are counted.
+class SwapdevFault : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SwapdevFault, SwapWorkloadLosesNothing)
+{
+	const std::string f = GetParam();
+	// the faults are the software engines': a codec they run
+	auto d = create("256M", "lz4", "16k");
+	swapon(d);
+	auto stats = [] { return zbatch::parse_kv(sysfs_read(kDbg + "/stats")); };
+	auto s0 = stats();
+	// every descriptor to the engines, except for nomem: the submitter's
+	// own share is where its context is allocated
+	ASSERT_EQ(sysfs_write(kDbg + "/handoff", f == "nomem" ? "auto" : "always"), 0);
+	if (f == "nomem")
+		ASSERT_EQ(sysfs_write(kDbg + "/fault_nomem", "3"), 0);
+	else
+		ASSERT_EQ(sysfs_write(kDbg + "/dev0/wq0/fault", f), 0);
+	auto r = zbatch::run_workload(pageout(24, zbatch::Pattern::Mixed, "64kB"));
+	sysfs_write(kDbg + "/dev0/wq0/fault", "none");
+	sysfs_write(kDbg + "/fault_nomem", "0");
+	sysfs_write(kDbg + "/handoff", "auto");
+	sysfs_write(kSys + "/dev0/wq0/enabled", "1");
+	auto i = info(d);
+	swapoff(d);
+	destroy(d);
+	auto s1 = stats();
+	ASSERT_TRUE(r) << r.error().message;
+	EXPECT_EQ(r->bad_bytes, 0u) << f;
+	EXPECT_EQ(i.failed_reads + i.failed_writes, 0u) << f;
+	if (f == "full")
+		EXPECT_GT(s1["enqueue_retries"] - s0["enqueue_retries"], 0);
+	else if (f == "nomem")
+		EXPECT_GT(us(i, "comp_errors") + us(i, "decomp_redone"), 0) << "no failure met";
+	else
+		EXPECT_GT(s1["device_errors"] - s0["device_errors"], 0) << f;
+}
+
+INSTANTIATE_TEST_SUITE_P(Faults, SwapdevFault,
+			 ::testing::Values("status 0x04 0 4", "status 0x20 0 4", "status 0x0a 0x05 4",
+					   "corrupt 4", "full", "nomem"),
+			 [](const auto &info) {
+				 std::string n;
+				 for (char c : info.param)
+					 n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+				 return n;
+			 });

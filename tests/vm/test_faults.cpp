@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+// Fault injection on the software engines' WQs (debugfs devN/wqM/fault,
+// fault_nomem): every completion status IAA can return, corrupt records,
+// a full WQ, allocation failures in the submit path. Batches through
+// /dev/zbatch must come back whole (a device error is redone in software),
+// errors must be counted, a WQ failing again and again must leave service
+// and come back when put back.
+#include <cerrno>
+#include <cstdio>
+
+#include <gtest/gtest.h>
+
+#include "vm_util.hpp"
+#include "zbatch/device.hpp"
+#include "zbatch/pattern.hpp"
+#include "zbatch/workload.hpp"
+
+using namespace vmtest;
+using zbatch::Device;
+using zbatch::Request;
+
+namespace {
+
+std::map<std::string, int64_t> stats()
+{
+	return zbatch::parse_kv(sysfs_read(kDbg + "/stats"));
+}
+
+std::vector<std::string> wqs()
+{
+	std::vector<std::string> v;
+	for (int d = 0; d < std::stoi(sysfs_read(kSys + "/nr_devices")); d++)
+		v.push_back("dev" + std::to_string(d) + "/wq0");
+	return v;
+}
+
+// Every WQ gets @fault; the destructor clears it and puts them back.
+struct Fault {
+	explicit Fault(const std::string &fault)
+	{
+		for (auto &w : wqs())
+			EXPECT_EQ(sysfs_write(kDbg + "/" + w + "/fault", fault), 0) << fault;
+		// every descriptor through the engines, even a batch of one
+		EXPECT_EQ(sysfs_write(kDbg + "/handoff", "always"), 0);
+	}
+	~Fault()
+	{
+		for (auto &w : wqs()) {
+			sysfs_write(kDbg + "/" + w + "/fault", "none");
+			sysfs_write(kSys + "/" + w + "/enabled", "1");
+		}
+		sysfs_write(kDbg + "/handoff", "auto");
+		sysfs_write(kDbg + "/fault_nomem", "0");
+	}
+};
+
+// Compress and decompress @n pages of @codec in batches of 16, every byte
+// compared; compress -ENOSPC (the data's answer) counts as stored raw.
+// Returns the pages that did not come back.
+int round_trips(unsigned codec, unsigned n, uint64_t seed)
+{
+	auto d = Device::open();
+	if (!d) {
+		ADD_FAILURE() << d.error().message;
+		return static_cast<int>(n);
+	}
+	int lost = 0;
+	for (unsigned base = 0; base < n; base += 16) {
+		unsigned k = std::min(16u, n - base);
+		std::vector<std::vector<uint8_t>> in(k), cmp(k, std::vector<uint8_t>(4096)),
+			out(k, std::vector<uint8_t>(4096));
+		std::vector<Request> c(k), dr;
+		for (unsigned i = 0; i < k; i++) {
+			in[i] = zbatch::generate(i % 2 ? zbatch::Pattern::Text : zbatch::Pattern::Mixed,
+						 4096, seed + base + i);
+			c[i].src = in[i];
+			c[i].dst = cmp[i];
+		}
+		auto r = d->submit(ZBATCH_OP_COMPRESS, codec, c);
+		if (!r) {
+			ADD_FAILURE() << r.error().message;
+			return static_cast<int>(n);
+		}
+		std::vector<unsigned> idx;
+		for (unsigned i = 0; i < k; i++) {
+			if (c[i].status == -ENOSPC)
+				continue;	// stored raw by a real caller
+			if (c[i].status) {
+				ADD_FAILURE() << "compress " << i << ": " << c[i].status;
+				lost++;
+				continue;
+			}
+			Request q;
+			q.src = std::span<const uint8_t>(cmp[i].data(), c[i].produced);
+			q.dst = out[i];
+			dr.push_back(q);
+			idx.push_back(i);
+		}
+		if (dr.empty())
+			continue;
+		auto rd = d->submit(ZBATCH_OP_DECOMPRESS, codec, dr);
+		if (!rd) {
+			ADD_FAILURE() << rd.error().message;
+			return static_cast<int>(n);
+		}
+		for (size_t j = 0; j < dr.size(); j++)
+			if (dr[j].status || out[idx[j]] != in[idx[j]]) {
+				ADD_FAILURE() << "decompress " << idx[j] << ": " << dr[j].status;
+				lost++;
+			}
+	}
+	return lost;
+}
+
+} // namespace
+
+// Every status an IAA completion record can carry (include/uapi/linux/idxd.h
+// IAX_COMP_*), one descriptor in three: nothing is lost, device errors are
+// counted and redone in software.
+class FaultStatus : public ::testing::TestWithParam<int> {};
+
+TEST_P(FaultStatus, BatchesComeBackWholeAndErrorsAreCounted)
+{
+	char f[48];
+	std::snprintf(f, sizeof(f), "status 0x%02x 0 3", GetParam());
+	auto s0 = stats();
+	{
+		Fault fault(f);
+		EXPECT_EQ(round_trips(ZBATCH_CODEC_LZ4, 48, 10), 0) << f;
+	}
+	auto s1 = stats();
+	EXPECT_GT(s1["device_errors"] - s0["device_errors"], 0) << f;
+	EXPECT_GE(s1["sw_fallbacks"] - s0["sw_fallbacks"], s1["device_errors"] - s0["device_errors"]);
+}
+
+INSTANTIATE_TEST_SUITE_P(IaaStatuses, FaultStatus,
+			 ::testing::Values(0x04, 0x0b, 0x10, 0x11, 0x12, 0x16, 0x19, 0x1a, 0x1b,
+					   0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x24,
+					   0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x7f),
+			 [](const auto &info) {
+				 char n[8];
+				 std::snprintf(n, sizeof(n), "s%02x", info.param);
+				 return std::string(n);
+			 });
+
+// Analytics errors: compress output overflow is the data's answer (stored
+// raw, not an error); any other analytics error is the device's.
+TEST(Faults, AnalyticsOverflowIsTheDatasAnswerOtherAnalyticsErrorsAreRedone)
+{
+	auto s0 = stats();
+	{
+		Fault fault("status 0x0a 0x19 2");
+		EXPECT_EQ(round_trips(ZBATCH_CODEC_ZSTD, 32, 20), 0);
+	}
+	auto s1 = stats();
+	EXPECT_GT(s1["err_nospc"] - s0["err_nospc"], 0) << "compress overflow not reported";
+	{
+		Fault fault("status 0x0a 0x05 2");
+		EXPECT_EQ(round_trips(ZBATCH_CODEC_ZSTD, 32, 21), 0);
+	}
+	auto s2 = stats();
+	EXPECT_GT(s2["device_errors"] - s1["device_errors"], 0);
+}
+
+TEST(Faults, CorruptRecordsAreNotBelieved)
+{
+	auto s0 = stats();
+	{
+		Fault fault("corrupt 2");
+		for (unsigned codec : {ZBATCH_CODEC_LZ4, ZBATCH_CODEC_DEFLATE})
+			EXPECT_EQ(round_trips(codec, 32, 30), 0) << codec;
+	}
+	auto s1 = stats();
+	EXPECT_GT(s1["device_errors"] - s0["device_errors"], 0);
+}
+
+TEST(Faults, FullWqFallsBackToTheSubmitter)
+{
+	auto s0 = stats();
+	{
+		Fault fault("full");
+		EXPECT_EQ(round_trips(ZBATCH_CODEC_LZ4, 32, 40), 0);
+	}
+	auto s1 = stats();
+	EXPECT_GT(s1["enqueue_retries"] - s0["enqueue_retries"], 0);
+	EXPECT_GT(s1["sw_fallbacks"] - s0["sw_fallbacks"], 0);
+}
+
+// No context for the submitter: its share of a batch fails with -ENOMEM
+// (the caller sees an error, never wrong data); the next batches work.
+TEST(Faults, AllocationFailureInTheSubmitPathIsAnErrorNotACorruption)
+{
+	auto d = Device::open();
+	ASSERT_TRUE(d);
+	ASSERT_EQ(sysfs_write(kDbg + "/fault_nomem", "2"), 0);
+	int nomem = 0, good = 0;
+	for (int round = 0; round < 8; round++) {
+		std::vector<std::vector<uint8_t>> in(4), out(4, std::vector<uint8_t>(4096));
+		std::vector<Request> c(4);
+		for (int i = 0; i < 4; i++) {
+			in[i] = zbatch::generate(zbatch::Pattern::Text, 4096, 50 + round * 4 + i);
+			c[i].src = in[i];
+			c[i].dst = out[i];
+		}
+		auto r = d->submit(ZBATCH_OP_COMPRESS, ZBATCH_CODEC_LZ4, c);
+		ASSERT_TRUE(r) << r.error().message;
+		for (auto &q : c) {
+			if (q.status == -ENOMEM)
+				nomem++;
+			else if (q.status == 0)
+				good++;
+			else
+				ADD_FAILURE() << "status " << q.status;
+		}
+	}
+	sysfs_write(kDbg + "/fault_nomem", "0");
+	EXPECT_GT(nomem, 0);
+	EXPECT_GT(good, 0);
+	EXPECT_EQ(round_trips(ZBATCH_CODEC_LZ4, 16, 60), 0);
+}
+
+// A WQ whose every record says the device failed leaves service after
+// ZBATCH_WQ_ERR_LIMIT in a row; put back, it serves again.
+TEST(Faults, BrokenWqLeavesServiceAndComesBack)
+{
+	auto w = wqs().front();
+	{
+		Fault fault("status 0x20 0 1");
+		EXPECT_EQ(round_trips(ZBATCH_CODEC_LZ4, 64, 70), 0);
+		EXPECT_EQ(sysfs_read(kSys + "/" + w + "/enabled"), "0") << "still in service";
+		auto dm = run("dmesg | grep 'device errors in a row'");
+		EXPECT_EQ(dm.status, 0) << "not logged";
+		// out of service: everything runs on the submitter, still whole
+		EXPECT_EQ(round_trips(ZBATCH_CODEC_LZ4, 16, 71), 0);
+	}
+	// the guard cleared the fault and put the WQ back
+	EXPECT_EQ(sysfs_read(kSys + "/" + w + "/enabled"), "1");
+	auto before = zbatch::parse_kv(sysfs_read(kDbg + "/" + w + "/stats"));
+	ASSERT_EQ(sysfs_write(kDbg + "/handoff", "always"), 0);
+	EXPECT_EQ(round_trips(ZBATCH_CODEC_LZ4, 16, 72), 0);
+	sysfs_write(kDbg + "/handoff", "auto");
+	auto after = zbatch::parse_kv(sysfs_read(kDbg + "/" + w + "/stats"));
+	EXPECT_GT(after["compress_calls"] - before["compress_calls"], 0) << "not serving again";
+}
+
+TEST(Faults, FaultFileRefusesNonsenseAndReadsBack)
+{
+	auto w = kDbg + "/" + wqs().front() + "/fault";
+	EXPECT_EQ(sysfs_write(w, "explode"), EINVAL);
+	EXPECT_EQ(sysfs_write(w, "status 0x01"), EINVAL) << "success is not a fault";
+	EXPECT_EQ(sysfs_write(w, "status 0x100"), EINVAL);
+	EXPECT_EQ(sysfs_write(w, "full 3"), EINVAL);
+	EXPECT_EQ(sysfs_write(w, "status 0x0a 0x19 5"), 0);
+	EXPECT_EQ(sysfs_read(w), "status 0x0a 0x19 every 5");
+	EXPECT_EQ(sysfs_write(w, "none"), 0);
+	EXPECT_EQ(sysfs_read(w), "none");
+}
