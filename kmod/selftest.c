@@ -745,11 +745,17 @@ static void state_save(struct st_saved *sv)
 			sv->wq[i].errors_logged = READ_ONCE(wq->errors_logged);
 			sv->wq[i].fault = wq->fault;
 		}
-	/* the tests run without injected faults */
+	/* the tests run on every WQ, in service, without injected faults */
 	WRITE_ONCE(zbatch_fault_nomem, 0);
+	WRITE_ONCE(zbatch_handoff, ZBATCH_HANDOFF_AUTO);
 	for (d = 0; d < zbatch_nr_devs; d++)
-		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++)
-			WRITE_ONCE(zbatch_devs[d]->wqs[w]->fault.kind, ZBATCH_FAULT_NONE);
+		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++) {
+			struct zbatch_wq *wq = zbatch_devs[d]->wqs[w];
+
+			WRITE_ONCE(wq->fault.kind, ZBATCH_FAULT_NONE);
+			WRITE_ONCE(wq->stalled, false);
+			WRITE_ONCE(wq->enabled, true);
+		}
 	mutex_unlock(&zbatch_cfg_lock);
 }
 

@@ -270,10 +270,18 @@ std::vector<std::string> writable_files()
 	return v;
 }
 
+// The file's value, or "" when it cannot be read (write-only files).
 std::string read_file(const std::string &p)
 {
-	std::ifstream f(p);
-	std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+	int fd = open(p.c_str(), O_RDONLY);
+	if (fd < 0)
+		return "";
+	std::string s;
+	char buf[4096];
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		s.append(buf, static_cast<size_t>(n));
+	close(fd);
 	while (!s.empty() && s.back() == '\n')
 		s.pop_back();
 	return s;
@@ -359,9 +367,10 @@ void fuzz_sysfs(uint64_t seed, double seconds)
 	write_file("/sys/kernel/debug/zbatch/fault_nomem", "0");
 	for (auto &[f, v] : saved) {
 		if (f.ends_with("/reset") || f.ends_with("hot_add") || f.ends_with("hot_remove") ||
-		    f.ends_with("/fault") || f.ends_with("/driver"))
+		    f.ends_with("/fault") || f.ends_with("/driver") || v.empty())
 			continue;
-		write_file(f, restorable(v));
+		if (int e = write_file(f, restorable(v)))
+			violation(f + ": cannot put back '" + v + "': errno " + std::to_string(e));
 	}
 	for (auto &[f, v] : saved)
 		if (f.ends_with("/iaa/driver"))
