@@ -142,7 +142,7 @@ TEST_P(ZswapFault, EnginePathLosesNothing)
 	else
 		ASSERT_EQ(sysfs_write(kDbg + "/dev0/wq0/fault", f), 0);
 	auto before = zbatch_stats();
-	auto r = zbatch::run_workload(workload(64));
+	auto r = zbatch::run_workload(workload(128));
 	sysfs_write(kDbg + "/dev0/wq0/fault", "none");
 	sysfs_write(kDbg + "/fault_nomem", "0");
 	sysfs_write(kDbg + "/handoff", "auto");
@@ -161,9 +161,10 @@ TEST_P(ZswapFault, EnginePathLosesNothing)
 		EXPECT_GT(d("device_errors"), 0) << f;
 }
 
+// a device status, an impossible record, no memory; the vm tier runs every
+// status and the full WQ through /dev/zbatch, the swap device tier all
 INSTANTIATE_TEST_SUITE_P(Faults, ZswapFault,
-			 ::testing::Values("status 0x04 0 4", "status 0x20 0 4", "status 0x0a 0x05 4",
-					   "corrupt 4", "full", "nomem"),
+			 ::testing::Values("status 0x20 0 4", "corrupt 4", "nomem"),
 			 [](const auto &info) {
 				 std::string n;
 				 for (char c : info.param)
@@ -211,7 +212,6 @@ TEST(Zswap, DefaultRegistrationUsesPrivateNames)
 		ASSERT_FALSE(b.empty()) << c;
 		EXPECT_NE(b.find(std::string("name         : ") + c + "-zbatch\n"), std::string::npos) << b;
 		EXPECT_NE(b.find("module       : zbatch\n"), std::string::npos) << b;
-		EXPECT_NE(b.find("async        : yes\n"), std::string::npos) << b;
 		EXPECT_NE(dm.output.find(std::string("alg: No test for ") + c + "-zbatch"),
 			  std::string::npos) << c << ": the crypto manager ran something unexpected";
 	}
