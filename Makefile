@@ -11,7 +11,7 @@ CMAKE_BUILD_TYPE ?= RelWithDebInfo
 JOBS   ?= $(shell nproc)
 
 .PHONY: all setup kmod tools canary bench-kmod check check-unit check-vm demo bench \
-	checkpatch clean help install deb fuzz
+	checkpatch clean help install deb fuzz check-debug
 
 all: kmod tools
 
@@ -26,6 +26,7 @@ help:
 	@echo "                SIGN_KEY=key SIGN_CERT=cert.der sign the module first (Secure Boot)"
 	@echo "make deb        build/deb/zbatch-dkms_VERSION_all.deb (DKMS, Debian tooling)"
 	@echo "make fuzz       the hostile-input fuzzer in the guest (SECONDS=300, SEED=)"
+	@echo "make check-debug every tier on a lockdep/KASAN kernel (VARIANT=kcsan: KCSAN)"
 	@echo "variables: KABI=$(KABI) KDIR=$(KDIR) BUILD=$(BUILD)"
 
 setup:
@@ -89,6 +90,11 @@ endif
 
 deb:
 	@scripts/mkdeb
+
+# every tier on the debug kernel (built once, cached outside the checkout)
+VARIANT ?= debug
+check-debug: setup
+	@scripts/check-debug $(VARIANT)
 
 # make fuzz SECONDS=600 [SEED=S]: the hostile-input fuzzer alone, longer
 SECONDS ?= 300
