@@ -106,9 +106,13 @@ TEST(Swapdev, ListParsesStatistics)
 	EXPECT_EQ(d.batches.at(4).second, 280u);
 	EXPECT_TRUE(d.swap_use.empty());
 	EXPECT_FALSE((*l)[1].swap_use.empty());
-	auto j = zbatch::swapdev_json((*l)[1]);
-	EXPECT_NE(j.find("\"swap\": true"), std::string::npos) << j;
-	EXPECT_NE(j.find("{\"requests\": 4, \"writes\": 300, \"reads\": 280}"), std::string::npos) << j;
+	auto j = zbatch::swapdev_to_json((*l)[1]);
+	EXPECT_EQ(j["swap"], true) << j;
+	EXPECT_EQ(j["batches"][1], (zbatch::Json{{"requests", 4}, {"writes", 300}, {"reads", 280}})) << j;
+	// and as text it is valid JSON whatever the strings hold
+	auto odd = (*l)[1];
+	odd.codec = "lz4\"\n\x01";
+	EXPECT_EQ(zbatch::Json::parse(zbatch::swapdev_to_json(odd).dump())["codec"], odd.codec);
 }
 
 TEST(Swapdev, DestroyRefusesASwappedOnDevice)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "zbatch/config.hpp"
+#include "zbatch/json.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -177,79 +178,49 @@ Result<void> config_apply(const SysfsTree &tree, const Config &cfg)
 
 std::string config_to_json(const Config &cfg)
 {
-	std::string s = "{\n";
-	size_t i = 0;
+	Json j = Json::object();
 	for (const auto &[k, v] : cfg)
-		s += fmt::format("  \"{}\": \"{}\"{}\n", k, v, ++i < cfg.size() ? "," : "");
-	return s + "}\n";
+		j[k] = v;
+	return json_text(j);
 }
 
 Result<Config> config_from_json(const std::string &text)
 {
-	Config cfg;
-	size_t i = 0;
-	auto ws = [&] {
-		while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
-			i++;
-	};
-	auto bad = [&](const std::string &what) {
-		return fail(EINVAL, fmt::format("JSON: {} at offset {}", what, i));
-	};
-	auto str = [&](std::string &out) -> bool {
-		if (i >= text.size() || text[i] != '"')
-			return false;
-		for (i++; i < text.size() && text[i] != '"'; i++) {
-			if (text[i] == '\\')
-				return false;	// no escapes in these values
-			out += text[i];
+	// nlohmann keeps the last of duplicate keys: refuse them while parsing
+	std::string dup;
+	auto cb = [&dup, seen = std::vector<std::string>{}](int depth, Json::parse_event_t ev,
+							      Json &v) mutable {
+		if (ev == Json::parse_event_t::key && depth == 1) {
+			auto k = v.get<std::string>();
+			if (std::find(seen.begin(), seen.end(), k) != seen.end() && dup.empty())
+				dup = k;
+			seen.push_back(k);
 		}
-		if (i >= text.size())
-			return false;
-		i++;
 		return true;
 	};
-	ws();
-	if (i >= text.size() || text[i++] != '{')
-		return bad("expected '{'");
-	ws();
-	if (i < text.size() && text[i] == '}')
-		return cfg;
-	for (;;) {
-		std::string k, v;
-		ws();
-		if (!str(k))
-			return bad("expected a key string");
-		ws();
-		if (i >= text.size() || text[i++] != ':')
-			return bad("expected ':'");
-		ws();
-		if (i < text.size() && text[i] == '"') {
-			if (!str(v))
-				return bad("bad string value");
-		} else {
-			while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) ||
-						   text[i] == '.' || text[i] == '-'))
-				v += text[i++];
-			if (v.empty())
-				return bad("expected a value");
-		}
-		if (cfg.count(k))
-			return bad(fmt::format("duplicate key '{}'", k));
-		cfg[k] = v;
-		ws();
-		if (i < text.size() && text[i] == ',') {
-			i++;
-			continue;
-		}
-		if (i < text.size() && text[i] == '}') {
-			i++;
-			ws();
-			if (i != text.size())
-				return bad("trailing content");
-			return cfg;
-		}
-		return bad("expected ',' or '}'");
+	Json j;
+	try {
+		j = Json::parse(text, cb);
+	} catch (const Json::parse_error &e) {
+		return fail(EINVAL, fmt::format("JSON: {}", e.what()));
 	}
+	if (!dup.empty())
+		return fail(EINVAL, fmt::format("JSON: duplicate key '{}'", dup));
+	if (!j.is_object())
+		return fail(EINVAL, "JSON: expected an object of settings");
+	Config cfg;
+	for (const auto &[k, v] : j.items()) {
+		if (v.is_string())
+			cfg[k] = v.get<std::string>();
+		else if (v.is_boolean())
+			cfg[k] = v.get<bool>() ? "true" : "false";
+		else if (v.is_number_integer() || v.is_number_unsigned())
+			cfg[k] = v.dump();
+		else
+			return fail(EINVAL, fmt::format("JSON: '{}' must be a string, an integer or a "
+							"boolean, not {}", k, v.type_name()));
+	}
+	return cfg;
 }
 
 } // namespace zbatch

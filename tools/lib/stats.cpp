@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "zbatch/stats.hpp"
+#include "zbatch/json.hpp"
 
 #include <cerrno>
 #include <sstream>
@@ -120,27 +121,24 @@ std::vector<Check> validate(const Stats &s, const SysfsTree &tree)
 
 std::string stats_to_json(const Stats &s)
 {
-	auto counters = [](const Counters &c) {
-		std::string o = "{";
-		size_t i = 0;
+	Json j;
+	j["global"] = Json::object();
+	for (const auto &[k, v] : s.global)
+		j["global"][k] = v;
+	j["scopes"] = Json::object();
+	for (const auto &[scope, c] : s.scopes) {
+		j["scopes"][scope] = Json::object();
 		for (const auto &[k, v] : c)
-			o += fmt::format("{}\"{}\": {}", i++ ? ", " : "", k, v);
-		return o + "}";
-	};
-	std::string o = "{\"global\": " + counters(s.global) + ", \"scopes\": {";
-	size_t i = 0;
-	for (const auto &[k, c] : s.scopes)
-		o += fmt::format("{}\"{}\": {}", i++ ? ", " : "", k, counters(c));
-	o += "}, \"batch_hist\": {";
-	i = 0;
+			j["scopes"][scope][k] = v;
+	}
+	j["batch_hist"] = Json::object();
 	for (const auto &[n, c] : s.batch_hist)
-		o += fmt::format("{}\"{}\": {}", i++ ? ", " : "", n, c);
-	o += "}, \"latency\": {";
-	i = 0;
+		j["batch_hist"][std::to_string(n)] = c;
+	j["latency"] = Json::object();
 	for (const auto &l : s.latency)
-		o += fmt::format("{}\"{}\": {{\"samples\": {}, \"p50_ns\": {}, \"p95_ns\": {}, \"p99_ns\": {}}}",
-				 i++ ? ", " : "", l.op, l.samples, l.p50, l.p95, l.p99);
-	return o + "}}\n";
+		j["latency"][l.op] = {{"samples", l.samples}, {"p50_ns", l.p50}, {"p95_ns", l.p95},
+				      {"p99_ns", l.p99}};
+	return json_text(j);
 }
 
 } // namespace zbatch

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "zbatch/status.hpp"
+#include "zbatch/json.hpp"
 
 #include <cerrno>
 #include <filesystem>
@@ -29,6 +30,8 @@ Result<ModuleStatus> read_status(const SysfsTree &tree)
 			continue;
 		if (auto v = tree.read(path))
 			st.attributes[name] = *v;
+		else
+			st.errors.emplace_back(path, v.error().message);
 	}
 	const std::string pdir = "/sys/module/zbatch/parameters";
 	for (const auto &p : tree.list(pdir).value_or(std::vector<std::string>{}))
@@ -38,7 +41,12 @@ Result<ModuleStatus> read_status(const SysfsTree &tree)
 		if (d.rfind("dev", 0) != 0)
 			continue;
 		const std::string dp = fmt::format("{}/{}", kSysfsDir, d);
-		auto rd = [&](const std::string &f) { return tree.read(dp + "/" + f).value_or("?"); };
+		auto rd = [&](const std::string &f) {
+			auto v = tree.read(dp + "/" + f);
+			if (!v)
+				st.errors.emplace_back(dp + "/" + f, v.error().message);
+			return v.value_or("?");
+		};
 		DeviceStatus ds{d, rd("node"), rd("engines"), rd("cpus"), {}};
 		for (const auto &w : tree.list(dp).value_or(std::vector<std::string>{})) {
 			if (w.rfind("wq", 0) != 0)
@@ -127,64 +135,45 @@ std::vector<ExecutorRow> executor_table(const ModuleStatus &st)
 	return rows;
 }
 
-namespace {
-
-std::string esc(const std::string &s)
-{
-	std::string o;
-	for (char c : s) {
-		if (c == '"' || c == '\\')
-			o += '\\';
-		if (static_cast<unsigned char>(c) < 0x20)
-			o += fmt::format("\\u{:04x}", static_cast<int>(c));
-		else
-			o += c;
-	}
-	return o;
-}
-
-} // namespace
-
 std::string status_to_json(const ModuleStatus &st)
 {
-	std::string o = fmt::format("{{\"loaded\": true, \"version\": \"{}\", \"attributes\": {{", st.version);
-	size_t i = 0;
+	// "?" marks an attribute that could not be read: null in JSON
+	auto str = [](const std::string &v) -> Json { return v == "?" ? Json(nullptr) : Json(v); };
+	auto num = [](const std::string &v) -> Json { return json_number(v); };
+	Json j = {{"loaded", true}, {"version", st.version}};
+	j["attributes"] = Json::object();
 	for (const auto &[k, v] : st.attributes)
-		o += fmt::format("{}\"{}\": \"{}\"", i++ ? ", " : "", k, v);
-	o += "}, \"params\": {";
-	i = 0;
+		j["attributes"][k] = v;
+	j["params"] = Json::object();
 	for (const auto &[k, v] : st.params)
-		o += fmt::format("{}\"{}\": \"{}\"", i++ ? ", " : "", k, v);
-	o += "}, \"devices\": [";
-	i = 0;
+		j["params"][k] = v;
+	j["devices"] = Json::array();
 	for (const auto &d : st.devices) {
-		o += fmt::format("{}{{\"name\": \"{}\", \"node\": {}, \"engines\": {}, \"wqs\": [",
-				 i++ ? ", " : "", d.name, d.node, d.engines);
-		size_t j = 0;
+		Json dj = {{"name", d.name}, {"node", num(d.node)}, {"engines", num(d.engines)},
+			   {"cpus", str(d.cpus)}, {"wqs", Json::array()}};
 		for (const auto &w : d.wqs)
-			o += fmt::format("{}{{\"name\": \"{}\", \"mode\": \"{}\", \"size\": {}, "
-					 "\"enabled\": {}}}", j++ ? ", " : "", w.name, w.mode, w.size,
-					 w.enabled == "1" ? "true" : "false");
-		o += "]}";
+			dj["wqs"].push_back({{"name", w.name}, {"mode", str(w.mode)}, {"size", num(w.size)},
+					     {"priority", num(w.priority)},
+					     {"enabled", w.enabled == "?" ? Json(nullptr) : Json(w.enabled == "1")},
+					     {"queued", num(w.queued)}});
+		j["devices"].push_back(dj);
 	}
-	o += "], \"algorithms\": [";
-	i = 0;
+	j["algorithms"] = Json::array();
 	for (const auto &a : st.algorithms)
-		o += fmt::format("{}{{\"name\": \"{}\", \"driver\": \"{}\", \"priority\": {}, "
-				 "\"selftest\": \"{}\"}}", i++ ? ", " : "", a.name, a.driver,
-				 a.priority.empty() ? "0" : a.priority, a.selftest);
-	o += "], \"executors\": [";
-	i = 0;
+		j["algorithms"].push_back({{"name", a.name}, {"driver", a.driver},
+					   {"priority", a.priority.empty() ? Json(0) : num(a.priority)},
+					   {"selftest", a.selftest}});
+	j["executors"] = Json::array();
 	for (const auto &r : executor_table(st))
-		o += fmt::format("{}{{\"codec\": \"{}\", \"executor\": \"{}\", \"why\": \"{}\"}}",
-				 i++ ? ", " : "", esc(r.codec), esc(r.executor), esc(r.why));
-	o += fmt::format("], \"iaa\": {{\"present\": {}, \"driver\": \"{}\", \"state\": \"{}\", "
-			 "\"reason\": \"{}\"}}", st.iaa.present ? "true" : "false",
-			 esc(st.iaa.driver), esc(st.iaa.state), esc(st.iaa.reason));
-	o += fmt::format(", \"zswap\": {{\"compressor\": \"{}\", \"enabled\": {}, "
-			 "\"uses_zbatch\": {}}}}}\n", st.zswap_compressor,
-			 st.zswap_enabled ? "true" : "false", st.zswap_uses_zbatch ? "true" : "false");
-	return o;
+		j["executors"].push_back({{"codec", r.codec}, {"executor", r.executor}, {"why", r.why}});
+	j["iaa"] = {{"present", st.iaa.present}, {"driver", str(st.iaa.driver)},
+		    {"state", str(st.iaa.state)}, {"reason", str(st.iaa.reason)}};
+	j["zswap"] = {{"compressor", st.zswap_compressor}, {"enabled", st.zswap_enabled},
+		      {"uses_zbatch", st.zswap_uses_zbatch}};
+	j["errors"] = Json::array();
+	for (const auto &[path, why] : st.errors)
+		j["errors"].push_back({{"path", path}, {"error", why}});
+	return json_text(j);
 }
 
 } // namespace zbatch

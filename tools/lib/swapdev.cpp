@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "zbatch/swapdev.hpp"
+#include "zbatch/json.hpp"
 
 #include <cerrno>
 #include <cstdlib>
@@ -157,28 +158,21 @@ Result<void> swapdev_destroy(const SysfsTree &t, int id)
 	return {};
 }
 
-std::string swapdev_json(const SwapdevInfo &d)
+Json swapdev_to_json(const SwapdevInfo &d)
 {
-	std::string s = fmt::format(
-		"{{\"id\": {}, \"name\": \"{}\", \"disksize\": {}, \"codec\": \"{}\", "
-		"\"unit\": \"{}\", \"mem_limit\": {}, \"orig_data_size\": {}, "
-		"\"compr_data_size\": {}, \"mem_used_total\": {}, \"mem_used_max\": {}, "
-		"\"same_pages\": {}, \"huge_pages\": {}, \"failed_reads\": {}, "
-		"\"failed_writes\": {}, \"invalid_io\": {}, \"notify_free\": {}, \"swap\": {}",
-		d.id, d.name, d.disksize, d.codec, d.unit, d.mem_limit, d.orig_bytes,
-		d.compr_bytes, d.used_bytes, d.max_used_bytes, d.same_pages, d.huge_pages,
-		d.failed_reads, d.failed_writes, d.invalid_io, d.notify_free,
-		d.swap_use.empty() ? "false" : "true");
+	Json j = {{"id", d.id}, {"name", d.name}, {"disksize", d.disksize}, {"codec", d.codec},
+		  {"unit", d.unit}, {"mem_limit", d.mem_limit}, {"orig_data_size", d.orig_bytes},
+		  {"compr_data_size", d.compr_bytes}, {"mem_used_total", d.used_bytes},
+		  {"mem_used_max", d.max_used_bytes}, {"same_pages", d.same_pages},
+		  {"huge_pages", d.huge_pages}, {"failed_reads", d.failed_reads},
+		  {"failed_writes", d.failed_writes}, {"invalid_io", d.invalid_io},
+		  {"notify_free", d.notify_free}, {"swap", !d.swap_use.empty()}};
 	for (const auto &[k, v] : d.unit_stat)
-		s += fmt::format(", \"{}\": {}", k, v);
-	s += ", \"batches\": [";
-	bool first = true;
-	for (const auto &[n, wr] : d.batches) {
-		s += fmt::format("{}{{\"requests\": {}, \"writes\": {}, \"reads\": {}}}",
-				 first ? "" : ", ", n, wr.first, wr.second);
-		first = false;
-	}
-	return s + "]}";
+		j[k] = v;
+	j["batches"] = Json::array();
+	for (const auto &[n, wr] : d.batches)
+		j["batches"].push_back({{"requests", n}, {"writes", wr.first}, {"reads", wr.second}});
+	return j;
 }
 
 } // namespace zbatch

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "commands.hpp"
+#include "zbatch/json.hpp"
 #include "zbatch/bench.hpp"
 #include "zbatch/pattern.hpp"
 #include "zbatch/sysfs.hpp"
@@ -76,20 +77,17 @@ Result<void> plot(const std::vector<ModeRows> &all, const std::string &file)
 void print_rows(const std::vector<BenchRow> &rows, const GlobalOptions &g, bool csv)
 {
 	if (g.json) {
-		fmt::print("[");
-		for (size_t i = 0; i < rows.size(); i++) {
-			const auto &r = rows[i];
-			fmt::print("{}{{\"codec\": \"{}\", \"batch\": {}, \"op\": \"{}\", "
-				   "\"batched_mbps\": {{\"median\": {:.2f}, \"min\": {:.2f}, \"max\": {:.2f}}}, "
-				   "\"single_mbps\": {{\"median\": {:.2f}, \"min\": {:.2f}, \"max\": {:.2f}}}, "
-				   "\"speedup\": {:.3f}, \"ratio\": {:.4f}, \"incompressible\": {}, "
-				   "\"batched_wall_mbps\": {:.2f}}}",
-				   i ? ", " : "", r.codec, r.batch, r.op, r.batched_mbps.median,
-				   r.batched_mbps.min, r.batched_mbps.max, r.single_mbps.median,
-				   r.single_mbps.min, r.single_mbps.max, r.speedup, r.ratio,
-				   r.incompressible, r.batched_wall_mbps.median);
-		}
-		fmt::print("]\n");
+		auto stat = [](const auto &m) {
+			return Json{{"median", m.median}, {"min", m.min}, {"max", m.max}};
+		};
+		Json a = Json::array();
+		for (const auto &r : rows)
+			a.push_back({{"codec", r.codec}, {"batch", r.batch}, {"op", r.op},
+				     {"batched_mbps", stat(r.batched_mbps)},
+				     {"single_mbps", stat(r.single_mbps)}, {"speedup", r.speedup},
+				     {"ratio", r.ratio}, {"incompressible", r.incompressible},
+				     {"batched_wall_mbps", r.batched_wall_mbps.median}});
+		fmt::print("{}", json_text(a));
 		return;
 	}
 	if (csv) {

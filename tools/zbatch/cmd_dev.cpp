@@ -26,8 +26,8 @@ Result<int> create(const GlobalOptions &g, const DevOptions &o)
 	if (!id)
 		return std::unexpected(id.error());
 	if (g.json)
-		fmt::print("{{\"id\": {}, \"name\": \"zbatchswap{}\", \"device\": "
-			   "\"/dev/zbatchswap{}\"}}\n", *id, *id, *id);
+		fmt::print("{}", json_text({{"id", *id}, {"name", fmt::format("zbatchswap{}", *id)},
+					    {"device", fmt::format("/dev/zbatchswap{}", *id)}}));
 	else
 		fmt::print("/dev/zbatchswap{}: {} bytes, {}, {} units\n"
 			   "use it: mkswap /dev/zbatchswap{} && swapon -p 100 /dev/zbatchswap{}\n",
@@ -47,10 +47,10 @@ Result<int> list(const GlobalOptions &g)
 	if (!devs)
 		return std::unexpected(devs.error());
 	if (g.json) {
-		fmt::print("[");
-		for (size_t i = 0; i < devs->size(); i++)
-			fmt::print("{}{}", i ? ", " : "", swapdev_json((*devs)[i]));
-		fmt::print("]\n");
+		Json a = Json::array();
+		for (const auto &d : *devs)
+			a.push_back(swapdev_to_json(d));
+		fmt::print("{}", json_text(a));
 		return kExitOk;
 	}
 	if (devs->empty()) {
@@ -87,7 +87,7 @@ Result<int> destroy(const GlobalOptions &g, const DevOptions &o)
 	if (auto r = swapdev_destroy(t, o.id); !r)
 		return std::unexpected(r.error());
 	if (g.json)
-		fmt::print("{{\"destroyed\": \"zbatchswap{}\"}}\n", o.id);
+		fmt::print("{}", json_text({{"destroyed", fmt::format("zbatchswap{}", o.id)}}));
 	else
 		fmt::print("zbatchswap{} destroyed\n", o.id);
 	return kExitOk;

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "commands.hpp"
+#include "zbatch/json.hpp"
 #include "zbatch/swapdev.hpp"
 #include "zbatch/sysfs.hpp"
 #include "zbatch/workload.hpp"
@@ -76,26 +77,20 @@ Result<int> run(const GlobalOptions &g, const SwapOptions &o)
 	if (!r)
 		return std::unexpected(r.error());
 	if (g.json) {
-		fmt::print("{{\"procs\": {}, \"bytes_per_proc\": {}, \"elapsed_s\": {:.3f}, "
-			   "\"sys_s\": {:.3f}, \"user_s\": {:.3f}, \"write_kbps\": {:.0f}, "
-			   "\"read_kbps\": {:.0f}, \"bad_bytes\": {}, \"zswap_stored_pages\": {}, "
-			   "\"zswap_pool_bytes\": {}, \"pageout_s\": {:.3f}, \"readback_s\": {:.3f}",
-			   cfg.procs, cfg.bytes_per_proc, r->elapsed_s, r->sys_s, r->user_s,
-			   r->write_kbps, r->read_kbps, r->bad_bytes, r->zswap_stored_pages,
-			   r->zswap_pool_bytes, r->pageout_s, r->readback_s);
+		Json j = {{"procs", cfg.procs}, {"bytes_per_proc", cfg.bytes_per_proc},
+			  {"elapsed_s", r->elapsed_s}, {"sys_s", r->sys_s}, {"user_s", r->user_s},
+			  {"write_kbps", r->write_kbps}, {"read_kbps", r->read_kbps},
+			  {"bad_bytes", r->bad_bytes}, {"zswap_stored_pages", r->zswap_stored_pages},
+			  {"zswap_pool_bytes", r->zswap_pool_bytes}, {"pageout_s", r->pageout_s},
+			  {"readback_s", r->readback_s}};
 		for (const auto &[k, v] : r->vmstat_delta)
-			fmt::print(", \"vmstat_{}\": {}", k, v);
+			j["vmstat_" + k] = v;
 		for (const auto &[k, v] : r->memstat_delta)
-			fmt::print(", \"memory_stat_{}\": {}", k, v);
-		fmt::print(", \"snapshots\": {{");
-		for (size_t i = 0; i < snaps.size(); i++) {
-			std::string v;
-			for (char ch : snaps[i].second)
-				v += ch == '\n' ? std::string("\\n") : ch == '"' || ch == '\\' ?
-				     std::string("\\") + ch : std::string(1, ch);
-			fmt::print("{}\"{}\": \"{}\"", i ? ", " : "", snaps[i].first, v);
-		}
-		fmt::print("}}}}\n");
+			j["memory_stat_" + k] = v;
+		j["snapshots"] = Json::object();
+		for (const auto &[path, text] : snaps)
+			j["snapshots"][path] = text;
+		fmt::print("{}", json_text(j));
 	} else {
 		fmt::print("{} process(es) x {} MiB, {} read pass(es): {:.2f} s elapsed, "
 			   "{:.2f} s sys, {:.2f} s user\n", cfg.procs, cfg.bytes_per_proc >> 20,

@@ -38,6 +38,9 @@ struct ExecutorRow {
 
 struct ModuleStatus {
 	std::string version;
+	// Attributes that could not be read: path and why. In JSON their
+	// values are null and this list says why; in text they print as "?".
+	std::vector<std::pair<std::string, std::string>> errors;
 	// Every other readable attribute of /sys/kernel/zbatch, by name.
 	std::map<std::string, std::string> attributes;
 	std::map<std::string, std::string> params;	// /sys/module/zbatch/parameters

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "zbatch/error.hpp"
+#include "zbatch/json.hpp"
 #include "zbatch/sysfs.hpp"
 
 namespace zbatch {
@@ -48,6 +49,7 @@ Result<int> swapdev_create(const SysfsTree &t, const SwapdevConfig &c);
 Result<std::vector<SwapdevInfo>> swapdev_list(const SysfsTree &t);
 // Refused, naming why, while the device is swapped on or open.
 Result<void> swapdev_destroy(const SysfsTree &t, int id);
-std::string swapdev_json(const SwapdevInfo &d);
+// One device as a JSON object (fields documented in Documentation/cli.md).
+Json swapdev_to_json(const SwapdevInfo &d);
 
 } // namespace zbatch
