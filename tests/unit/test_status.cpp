@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_tree.hpp"
+#include "zbatch/json.hpp"
 #include "zbatch/status.hpp"
 
 TEST(Status, NotLoadedSaysHowToLoad)
@@ -104,4 +105,28 @@ TEST(Status, OlderModuleWithoutIaaSaysSo)
 	auto rows = zbatch::executor_table(*st);
 	ASSERT_EQ(rows.size(), 2u);
 	EXPECT_EQ(rows[0].why, "this module has no IAA executor");
+}
+
+// Whatever sysfs holds, --json status is valid JSON: an attribute that
+// cannot be read is null, and the errors list says which and why.
+TEST(Status, JsonIsValidWithUnreadableAndOddAttributes)
+{
+	FakeTree t;
+	t.put("/sys/kernel/zbatch/version", "0.3.0\n");
+	t.put("/sys/kernel/zbatch/codec", "de\"fl\\ate [lz4]\n");
+	t.put("/sys/kernel/zbatch/dev0/engines", "2\n");
+	t.put("/sys/kernel/zbatch/dev0/node/x", "a directory where a file should be\n");
+	t.put("/sys/kernel/zbatch/iaa/reason", "tab\tand \x01 control\n");
+	zbatch::SysfsTree tree(t.root());
+	auto st = zbatch::read_status(tree);
+	ASSERT_TRUE(st) << st.error().message;
+	auto text = zbatch::status_to_json(*st);
+	auto j = zbatch::Json::parse(text, nullptr, false);
+	ASSERT_FALSE(j.is_discarded()) << text;
+	EXPECT_EQ(j["attributes"]["codec"], "de\"fl\\ate [lz4]");
+	EXPECT_TRUE(j["devices"][0]["node"].is_null()) << text;
+	EXPECT_EQ(j["devices"][0]["engines"], 2);
+	ASSERT_FALSE(j["errors"].empty()) << text;
+	EXPECT_NE(j["errors"][0]["path"].get<std::string>().find("dev0/node"), std::string::npos);
+	EXPECT_EQ(j["iaa"]["reason"], "tab\tand \x01 control");
 }
