@@ -4,6 +4,7 @@
 
 #include "fake_tree.hpp"
 #include "zbatch/config.hpp"
+#include "zbatch/parse.hpp"
 
 namespace {
 
@@ -83,4 +84,19 @@ TEST(Config, ApplyIsAllOrNothing)
 	ASSERT_TRUE(zbatch::config_apply(tree, {{"codec", "zstd"}, {"timeout_ms", "20"}}));
 	EXPECT_EQ(*tree.read("/sys/kernel/zbatch/codec"), "zstd");
 	EXPECT_EQ(*tree.read("/sys/kernel/zbatch/timeout_ms"), "20");
+}
+
+TEST(Parse, NumbersWithoutExceptionsNameTheSource)
+{
+	EXPECT_EQ(*zbatch::parse_number<unsigned>("42", "x"), 42u);
+	auto bad = zbatch::parse_number<unsigned>("4x2", "/sys/kernel/zbatch/timeout_ms");
+	ASSERT_FALSE(bad);
+	EXPECT_EQ(bad.error().code, EINVAL);
+	EXPECT_EQ(bad.error().message, "/sys/kernel/zbatch/timeout_ms: '4x2' is not a number");
+	auto big = zbatch::parse_number<uint32_t>("99999999999", "f");
+	ASSERT_FALSE(big);
+	EXPECT_EQ(big.error().code, ERANGE);
+	EXPECT_FALSE(zbatch::parse_number<unsigned>("", "f"));
+	EXPECT_FALSE(zbatch::parse_number<unsigned>("-1", "f"));
+	EXPECT_FALSE(zbatch::parse_number<unsigned>(" 1", "f"));
 }

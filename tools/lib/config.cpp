@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "zbatch/config.hpp"
 #include "zbatch/json.hpp"
+#include "zbatch/parse.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -112,13 +113,11 @@ static Result<std::string> normalise(const SysfsTree &tree, const Tunable &t,
 		return fail(EINVAL, fmt::format("{}: '{}' is not a boolean (0/1, on/off, true/false)",
 						t.name, value));
 	case TunableKind::Uint: {
-		bool digits = !value.empty() &&
-			      std::all_of(value.begin(), value.end(), [](char c) { return std::isdigit(c); });
-		unsigned long v = digits && value.size() < 12 ? std::stoul(value) : 0;
-		if (!digits || v < t.min || v > t.max)
+		auto v = parse_number<unsigned long>(value, t.name);
+		if (!v || *v < t.min || *v > t.max)
 			return fail(EINVAL, fmt::format("{}: '{}' is not a number from {} to {}", t.name,
 							value, t.min, t.max));
-		return std::to_string(v);
+		return std::to_string(*v);
 	}
 	}
 	return fail(EINVAL, "unreachable");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "zbatch/stats.hpp"
 #include "zbatch/json.hpp"
+#include "zbatch/parse.hpp"
 
 #include <cerrno>
 #include <sstream>
@@ -106,8 +107,12 @@ std::vector<Check> validate(const Stats &s, const SysfsTree &tree)
 	auto comp = tree.read("/sys/module/zswap/parameters/compressor");
 	auto enabled = tree.read("/sys/module/zswap/parameters/enabled");
 	auto stored = tree.read("/sys/kernel/debug/zswap/stored_pages");
-	if (comp && comp->ends_with("-zbatch") && enabled && *enabled == "Y" && stored) {
-		uint64_t sp = std::stoull(*stored);
+	auto sp_num = stored ? parse_number<uint64_t>(*stored, "/sys/kernel/debug/zswap/stored_pages")
+			     : Result<uint64_t>(0);
+	if (stored && !sp_num)
+		out.push_back({"zswap's stored_pages is readable", false, sp_num.error().message});
+	if (comp && comp->ends_with("-zbatch") && enabled && *enabled == "Y" && stored && sp_num) {
+		uint64_t sp = *sp_num;
 		// every stored page was compressed once; a bound, not equality:
 		// pages may predate the compressor, counters may have been reset
 		out.push_back({fmt::format("zswap ({}) holds no more pages than zbatch compressed", *comp),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "zbatch/swapdev.hpp"
 #include "zbatch/json.hpp"
+#include "zbatch/parse.hpp"
 
 #include <cerrno>
 #include <cstdlib>
@@ -17,9 +18,10 @@ std::string block_dir(int id)
 	return fmt::format("/sys/block/zbatchswap{}/zbatch", id);
 }
 
+// A statistic: 0 when missing or not a number (listed, not fatal).
 uint64_t to_u64(const std::string &s)
 {
-	return std::strtoull(s.c_str(), nullptr, 10);
+	return parse_number<uint64_t>(s, "").value_or(0);
 }
 
 // The /proc/swaps line of /dev/NAME, or "".
@@ -37,12 +39,14 @@ std::string swaps_line(const SysfsTree &t, const std::string &name)
 
 Result<uint64_t> parse_bytes(const std::string &s)
 {
-	char *end = nullptr;
-	errno = 0;
-	unsigned long long v = std::strtoull(s.c_str(), &end, 10);
-	if (errno || end == s.c_str() || s[0] == '-')
+	size_t digits = 0;
+	while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9')
+		digits++;
+	auto num = parse_number<unsigned long long>(std::string_view(s).substr(0, digits), "size");
+	if (!num)
 		return fail(EINVAL, fmt::format("'{}': not a size (e.g. 64k, 512M, 2G)", s));
-	std::string u(end);
+	unsigned long long v = *num;
+	std::string u = s.substr(digits);
 	unsigned int shift = 0;
 	if (u == "k" || u == "K")
 		shift = 10;
@@ -79,7 +83,10 @@ Result<int> swapdev_create(const SysfsTree &t, const SwapdevConfig &c)
 	auto id = t.read(kSwapdevCtl + "/hot_add");
 	if (!id)
 		return fail(id.error().code, "cannot create a device: " + id.error().message);
-	int n = std::atoi(id->c_str());
+	auto num = parse_number<int>(*id, kSwapdevCtl + "/hot_add");
+	if (!num)
+		return std::unexpected(num.error());
+	int n = *num;
 	auto dir = block_dir(n);
 	for (const auto &[file, value] :
 	     {std::pair<std::string, std::string>{"codec", c.codec}, {"unit", c.unit},
@@ -104,7 +111,10 @@ Result<std::vector<SwapdevInfo>> swapdev_list(const SysfsTree &t)
 			continue;
 		SwapdevInfo d;
 		d.name = name;
-		d.id = std::atoi(name.c_str() + 10);
+		auto id = parse_number<int>(std::string_view(name).substr(10), "/sys/block/" + name);
+		if (!id)
+			continue;	/* not one of ours: zbatchswapN only */
+		d.id = *id;
 		auto dir = block_dir(d.id);
 		auto rd = [&](const std::string &f) { return t.read(dir + "/" + f).value_or(""); };
 		d.disksize = to_u64(rd("disksize"));

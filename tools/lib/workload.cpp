@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "zbatch/workload.hpp"
+#include "zbatch/parse.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -175,10 +176,17 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 		if (read(fd, &c, 1) != 1 || c != 'W')
 			failure = "a process died while writing its memory";
 	}
-	if (auto sp = tree.read("/sys/kernel/debug/zswap/stored_pages"))
-		res.zswap_stored_pages = std::stoll(*sp);
-	if (auto pb = tree.read("/sys/kernel/debug/zswap/pool_total_size"))
-		res.zswap_pool_bytes = std::stoll(*pb);
+	for (auto [file, field] : {std::pair{"stored_pages", &res.zswap_stored_pages},
+				   std::pair{"pool_total_size", &res.zswap_pool_bytes}}) {
+		const std::string path = std::string("/sys/kernel/debug/zswap/") + file;
+		if (auto v = tree.read(path)) {
+			auto n = parse_number<int64_t>(*v, path);
+			if (n)
+				*field = *n;
+			else if (failure.empty())
+				failure = n.error().message;
+		}
+	}
 	if (failure.empty() && cfg.between) {
 		if (auto b = cfg.between(); !b)
 			failure = b.error().message;
