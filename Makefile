@@ -22,7 +22,8 @@ help:
 	@echo "make bench      batching benchmark in the guest, report in Documentation/"
 	@echo "make checkpatch kernel style check of kmod/"
 	@echo "make install    zbatch.ko into /lib/modules/KABI/updates (depmod: modprobe"
-	@echo "                zbatch then loads its dependencies) and the CLI into PREFIX/sbin;"
+	@echo "                zbatch then loads its dependencies), the CLI into PREFIX/sbin,"
+	@echo "                zbatch(8) and bash completion under PREFIX/share;"
 	@echo "                SIGN_KEY=key SIGN_CERT=cert.der sign the module first (Secure Boot)"
 	@echo "make deb        build/deb/zbatch-dkms_VERSION_all.deb (DKMS, Debian tooling)"
 	@echo "make fuzz       the hostile-input fuzzer in the guest (SECONDS=300, SEED=)"
@@ -87,6 +88,9 @@ endif
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
 	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KABI)
 	install -D -m 0755 $(BUILD)/tools/zbatch $(DESTDIR)$(PREFIX)/sbin/zbatch
+	install -D -m 0644 $(BUILD)/zbatch.8 $(DESTDIR)$(PREFIX)/share/man/man8/zbatch.8
+	install -D -m 0644 tools/completion/zbatch.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/zbatch
 
 deb:
 	@scripts/mkdeb

@@ -2,6 +2,8 @@
 // zbatch CLI entry point: parses, dispatches to one subcommand, and is the
 // single place that turns errors into 'zbatch: error: ...' and exit codes.
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include <fmt/core.h>
 #include <linux/zbatch.h>
@@ -36,6 +38,29 @@ int main(int argc, char **argv)
 	cli::add_selftest(app, g, action);
 	cli::add_validate(app, g, action);
 	cli::add_dev(app, g, action);
+
+	// zbatch help [CMD [SUBCMD]]: the same text as CMD --help
+	std::vector<std::string> topic;
+	auto *help = app.add_subcommand("help", "Show the help of a command: zbatch help CMD [SUB]");
+	help->add_option("command", topic, "A command, and a subcommand of it");
+	help->footer("Examples:\n  zbatch help swap\n  zbatch help wq setup-iaa");
+	help->callback([&app, &topic, &action] {
+		action = [&app, &topic]() -> Result<int> {
+			const CLI::App *a = &app;
+			for (const auto &name : topic) {
+				const CLI::App *next = nullptr;
+				for (const auto *sub : a->get_subcommands({}))
+					if (sub->get_name() == name)
+						next = sub;
+				if (!next)
+					return fail(EINVAL, fmt::format("no command '{}' (zbatch --help lists them)",
+									name));
+				a = next;
+			}
+			fmt::print("{}", a->help());
+			return kExitOk;
+		};
+	});
 
 	try {
 		app.parse(argc, argv);
