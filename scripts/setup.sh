@@ -14,7 +14,7 @@ PKGS=(
 	gnuplot-nox
 	debhelper dh-dkms dkms dpkg-dev
 	bison flex libelf-dev libssl-dev
-	nlohmann-json3-dev jq pandoc
+	nlohmann-json3-dev jq pandoc rsync
 )
 
 say() { printf 'setup: %s\n' "$*"; }
