@@ -317,6 +317,20 @@ static s64 median(s64 *v, unsigned int n)
 	return v[n / 2];
 }
 
+/* Median of the rounds' values of @x, and their min and max when asked. */
+static s64 med(const s64 *x, s64 *lo, s64 *hi)
+{
+	s64 v[MAX_ROUNDS];
+
+	memcpy(v, x, rounds * sizeof(*v));
+	sort(v, rounds, sizeof(*v), cmp_s64, NULL);
+	if (lo)
+		*lo = v[0];
+	if (hi)
+		*hi = v[rounds - 1];
+	return v[rounds / 2];
+}
+
 static bool listed(const char *list, const char *name)
 {
 	size_t n = strlen(name);
@@ -442,22 +456,12 @@ static int bench_codec(struct bench *b, struct bench *b2, unsigned int c,
 		if (!listed(modes, mode_names[m]))
 			continue;
 		for (k = 0; k < NB; k++) {
-			s64 w, cpu, sp, lo, hi, cr, eng;
+			s64 lo, hi, sp = med(r->speed[m][k], &lo, &hi);
 
-			memcpy(v, r->z_wall[m][k], sizeof(v));
-			w = median(v, rounds) / pages;
-			memcpy(v, r->z_cpu[m][k], sizeof(v));
-			cpu = median(v, rounds) / pages;
-			memcpy(v, r->speed[m][k], sizeof(v));
-			sp = median(v, rounds);
-			lo = v[0];
-			hi = v[rounds - 1];
-			memcpy(v, r->cpur[m][k], sizeof(v));
-			cr = median(v, rounds);
-			memcpy(v, r->z_eng[m][k], sizeof(v));
-			eng = median(v, rounds) / pages;
 			out("zbatch %s %s %s %u %lld %lld %lld %lld %lld %lld %lld\n", alg, op,
-			    mode_names[m], batches[k], w, cpu, sp, lo, hi, cr, eng);
+			    mode_names[m], batches[k], med(r->z_wall[m][k], NULL, NULL) / pages,
+			    med(r->z_cpu[m][k], NULL, NULL) / pages, sp, lo, hi,
+			    med(r->cpur[m][k], NULL, NULL), med(r->z_eng[m][k], NULL, NULL) / pages);
 		}
 	}
 	return 0;
@@ -526,20 +530,12 @@ static int bench_iaa(struct bench *b, bool comp, struct results *r)
 		if (!listed(modes, mode_names[m]))
 			continue;
 		for (k = 0; k < NB; k++) {
-			s64 w, cpu, sp, lo, hi, vs1;
+			s64 lo, hi, sp = med(r->speed[m][k], &lo, &hi);
 
-			memcpy(v, r->z_wall[m][k], sizeof(v));
-			w = median(v, rounds) / pages;
-			memcpy(v, r->z_cpu[m][k], sizeof(v));
-			cpu = median(v, rounds) / pages;
-			memcpy(v, r->speed[m][k], sizeof(v));
-			sp = median(v, rounds);
-			lo = v[0];
-			hi = v[rounds - 1];
-			memcpy(v, r->cpur[m][k], sizeof(v));
-			vs1 = median(v, rounds);
 			out("iaa %s %s %s %u %lld %lld %lld %lld %lld %lld\n", iaa_alg, op,
-			    mode_names[m], batches[k], w, cpu, sp, lo, hi, vs1);
+			    mode_names[m], batches[k], med(r->z_wall[m][k], NULL, NULL) / pages,
+			    med(r->z_cpu[m][k], NULL, NULL) / pages, sp, lo, hi,
+			    med(r->cpur[m][k], NULL, NULL));
 		}
 	}
 	return 0;

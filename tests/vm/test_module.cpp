@@ -32,15 +32,6 @@ TEST(Module, CliStatusShowsVersion)
 		<< r.output;
 }
 
-static long slab_unreclaimable_kb()
-{
-	std::ifstream f("/proc/meminfo");
-	std::string line;
-	while (std::getline(f, line))
-		if (line.rfind("SUnreclaim:", 0) == 0)
-			return std::stol(line.substr(11));
-	return -1;
-}
 
 // 100 load/unload cycles leave unreclaimable slab flat (within 512 KiB:
 // per-CPU caches and RCU-freed objects wobble; a leak of even one page
@@ -57,11 +48,11 @@ TEST(Module, HundredLoadUnloadCyclesKeepSlabFlat)
 	for (int i = 0; i < 5; i++)
 		ASSERT_EQ(cycle(), "");
 	run("sync; echo 3 > /proc/sys/vm/drop_caches");
-	long before = slab_unreclaimable_kb();
+	long before = meminfo_kb("SUnreclaim");
 	for (int i = 0; i < 100; i++)
 		ASSERT_EQ(cycle(), "") << "cycle " << i;
 	run("sync; echo 3 > /proc/sys/vm/drop_caches");
-	long after = slab_unreclaimable_kb();
+	long after = meminfo_kb("SUnreclaim");
 	ASSERT_GT(before, 0);
 	EXPECT_LT(after - before, 512) << "SUnreclaim " << before << " kB -> " << after << " kB";
 }

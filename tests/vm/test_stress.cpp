@@ -20,19 +20,6 @@ using namespace vmtest;
 using zbatch::Device;
 using zbatch::Request;
 
-namespace {
-
-long meminfo_kb(const std::string &key)
-{
-	std::ifstream f("/proc/meminfo");
-	std::string line;
-	while (std::getline(f, line))
-		if (line.rfind(key + ":", 0) == 0)
-			return std::stol(line.substr(key.size() + 1));
-	return -1;
-}
-
-} // namespace
 
 namespace {
 

@@ -66,6 +66,20 @@ inline std::string sysfs_read(const std::string &path)
 	return r ? *r : std::string("<") + r.error().message + ">";
 }
 
+// A /proc/meminfo value in kB (e.g. "SUnreclaim"), -1 when absent.
+inline long meminfo_kb(const std::string &key)
+{
+	zbatch::SysfsTree t;
+	auto text = t.read("/proc/meminfo");
+	if (!text)
+		return -1;
+	auto p = text->find("\n" + key + ":");
+	if (p == std::string::npos && text->rfind(key + ":", 0) != 0)
+		return -1;
+	p = p == std::string::npos ? key.size() + 1 : p + key.size() + 2;
+	return std::stol(text->substr(p));
+}
+
 // The bracketed choice of a list attribute: "a [b] c" -> "b".
 inline std::string choice(const std::string &v)
 {
