@@ -65,9 +65,17 @@ MODULE_PARM_DESC(iaa_retry_ms, "While offline, try to attach every N ms (100..60
 #define SLOT_ABANDONED	2
 #define SLOT_STATE(v)	((v) & 3)
 
+/*
+ * The device reads and writes the slot's own bounce buffers, never the
+ * caller's: a request abandoned at its timeout may still be read or
+ * written by the device later, and by then the caller has freed its
+ * buffers. One page each at attach; a larger request grows them.
+ */
 struct iaa_slot {
 	struct acomp_req *areq;
 	struct scatterlist src, dst;
+	u8 *bsrc, *bdst;		/* bounce buffers */
+	unsigned int blen;		/* bytes of each */
 	struct iax_hw_desc *desc;
 	struct zbatch_job *job;
 	struct iaa_inst *inst;
@@ -180,7 +188,10 @@ static void finish_record(struct iaa_slot *s, int err)
 				 ZBATCH_CR_ERR_COMP_OVERFLOW, 0, 0);
 		return;
 	}
+	if (!err && s->areq->dlen > s->desc->max_dst_size)
+		err = -EIO;	/* more than the room it was given: not believed */
 	if (!err) {
+		memcpy((void *)(uintptr_t)s->desc->dst_addr, s->bdst, s->areq->dlen);
 		zbatch_cr_finish(cr, IAX_COMP_SUCCESS, 0, s->areq->dlen,
 				 s->desc->src1_size);
 		return;
@@ -226,11 +237,27 @@ static void slot_complete(void *data, int err)
 	slot_done(data, err);
 }
 
-static bool linear(u64 addr, u32 len)
+/* Bounce buffers of @len bytes at least (submit path: no I/O allocation). */
+static int slot_room(struct iaa_slot *s, unsigned int len)
 {
-	void *p = (void *)(uintptr_t)addr;
+	u8 *bsrc, *bdst;
 
-	return virt_addr_valid(p) && virt_addr_valid(p + len - 1);
+	if (len <= s->blen)
+		return 0;
+	len = roundup_pow_of_two(len);
+	bsrc = kmalloc(len, GFP_NOIO | __GFP_NOWARN);
+	bdst = kmalloc(len, GFP_NOIO | __GFP_NOWARN);
+	if (!bsrc || !bdst) {
+		kfree(bsrc);
+		kfree(bdst);
+		return -ENOMEM;
+	}
+	kfree(s->bsrc);
+	kfree(s->bdst);
+	s->bsrc = bsrc;
+	s->bdst = bdst;
+	s->blen = len;
+	return 0;
 }
 
 /*
@@ -249,14 +276,15 @@ static void slot_submit(struct iaa_inst *in, struct iaa_slot *s,
 	v = atomic_read(&s->state);
 	atomic_set_release(&s->state, ((v & ~3) + 4) | SLOT_BUSY);
 	atomic64_inc(&iaa.requests);
-	if (!linear(d->src1_addr, d->src1_size) || !linear(d->dst_addr, d->max_dst_size)) {
-		/* the device needs one DMA-able segment: not a vmalloc buffer */
+	if (slot_room(s, max(d->src1_size, d->max_dst_size))) {
+		/* no memory for a larger bounce buffer: software does it */
 		atomic64_inc(&iaa.refused);
-		slot_done(s, -EFAULT);
+		slot_done(s, -ENOMEM);
 		return;
 	}
-	sg_init_one(&s->src, (void *)(uintptr_t)d->src1_addr, d->src1_size);
-	sg_init_one(&s->dst, (void *)(uintptr_t)d->dst_addr, d->max_dst_size);
+	memcpy(s->bsrc, (void *)(uintptr_t)d->src1_addr, d->src1_size);
+	sg_init_one(&s->src, s->bsrc, d->src1_size);
+	sg_init_one(&s->dst, s->bdst, d->max_dst_size);
 	acomp_request_set_params(s->areq, &s->src, &s->dst, d->src1_size,
 				 d->max_dst_size);
 	acomp_request_set_callback(s->areq, 0, slot_complete, s);
@@ -391,9 +419,12 @@ static void inst_free(struct iaa_inst *in)
 {
 	unsigned int i;
 
-	for (i = 0; i < in->nr; i++)
+	for (i = 0; i < in->nr; i++) {
 		if (in->slots[i].areq)
 			acomp_request_free(in->slots[i].areq);
+		kfree(in->slots[i].bsrc);
+		kfree(in->slots[i].bdst);
+	}
 	crypto_free_acomp(in->tfm);
 	kfree(in->free);
 	kfree(in->slots);
@@ -423,7 +454,7 @@ static struct iaa_inst *inst_create(const char *driver, int *err)
 	in->nr = nr;
 	for (i = 0; i < nr; i++) {
 		in->slots[i].areq = acomp_request_alloc(in->tfm);
-		if (!in->slots[i].areq)
+		if (!in->slots[i].areq || slot_room(&in->slots[i], PAGE_SIZE))
 			goto err;
 		in->slots[i].idx = i;
 		in->slots[i].inst = in;
