@@ -158,7 +158,10 @@ static struct acomp_alg zb_algs[] = {
 	ZB_ALG(deflate), ZB_ALG(lz4), ZB_ALG(zstd), ZB_ALG(lzo),
 };
 
-static const char *const zb_base[] = { "deflate", "lz4", "zstd", "lzo" };
+/* zb_algs[i] serves this codec; its name is the algorithm's cra_name */
+static const unsigned int zb_codec[] = {
+	ZBATCH_CODEC_DEFLATE, ZBATCH_CODEC_LZ4, ZBATCH_CODEC_ZSTD, ZBATCH_CODEC_LZO,
+};
 
 int zbatch_acomp_create(void)
 {
@@ -169,11 +172,13 @@ int zbatch_acomp_create(void)
 		pr_err("invalid acomp_priority=%u (0..1000)\n", acomp_priority);
 		return -EINVAL;
 	}
+	BUILD_BUG_ON(ARRAY_SIZE(zb_codec) != ARRAY_SIZE(zb_algs));
 	for (i = 0; i < ARRAY_SIZE(zb_algs); i++) {
 		struct crypto_alg *a = &zb_algs[i].base;
 
 		if (acomp_priority)
-			strscpy(a->cra_name, zb_base[i], sizeof(a->cra_name));
+			strscpy(a->cra_name, zbatch_codec_name(zb_codec[i]),
+				sizeof(a->cra_name));
 		else
 			strscpy(a->cra_name, a->cra_driver_name, sizeof(a->cra_name));
 		a->cra_priority = acomp_priority;

@@ -248,9 +248,8 @@ static int lzo_decompress(void *wrk, const void *src, unsigned int slen,
 	return 0;
 }
 
-#define ZB_CODEC(id, nm, pfx) \
+#define ZB_CODEC(id, pfx) \
 	[id] = { \
-		.name = nm, \
 		.wrk_size = pfx##_wrk_size, \
 		.wrk_init = pfx##_wrk_init, \
 		.compress = pfx##_compress, \
@@ -258,11 +257,19 @@ static int lzo_decompress(void *wrk, const void *src, unsigned int slen,
 	}
 
 static const struct zbatch_codec_ops zbatch_codecs[ZBATCH_CODEC_NR] = {
-	ZB_CODEC(ZBATCH_CODEC_DEFLATE, "deflate", deflate),
-	ZB_CODEC(ZBATCH_CODEC_LZ4, "lz4", lz4),
-	ZB_CODEC(ZBATCH_CODEC_ZSTD, "zstd", zstd),
-	ZB_CODEC(ZBATCH_CODEC_LZO, "lzo", lzo),
+	ZB_CODEC(ZBATCH_CODEC_DEFLATE, deflate),
+	ZB_CODEC(ZBATCH_CODEC_LZ4, lz4),
+	ZB_CODEC(ZBATCH_CODEC_ZSTD, zstd),
+	ZB_CODEC(ZBATCH_CODEC_LZO, lzo),
 };
+
+/* One spelling for the module and the tools: the uapi header's. */
+static const char *const zbatch_codec_names[ZBATCH_CODEC_NR] = { ZBATCH_CODEC_NAMES };
+
+const char *zbatch_codec_name(unsigned int id)
+{
+	return id < ZBATCH_CODEC_NR ? zbatch_codec_names[id] : "?";
+}
 
 const struct zbatch_codec_ops *zbatch_codec(unsigned int id)
 {
@@ -276,7 +283,7 @@ int zbatch_codec_by_name(const char *name)
 	unsigned int i;
 
 	for (i = 1; i < ZBATCH_CODEC_NR; i++)
-		if (sysfs_streq(name, zbatch_codecs[i].name))
+		if (sysfs_streq(name, zbatch_codec_names[i]))
 			return i;
 	return -EINVAL;
 }

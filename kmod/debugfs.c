@@ -122,7 +122,7 @@ static int costs_show(struct seq_file *m, void *v)
 
 	seq_puts(m, "# codec compress_ns_per_4k decompress_ns_per_4k batch_size_compress batch_size_decompress\n");
 	for (c = ZBATCH_CODEC_DEFAULT + 1; c < ZBATCH_CODEC_NR; c++)
-		seq_printf(m, "%s %llu %llu %u %u\n", zbatch_codec(c)->name,
+		seq_printf(m, "%s %llu %llu %u %u\n", zbatch_codec_name(c),
 			   zbatch_cost_work(c, ZBATCH_OP_COMPRESS, 4096),
 			   zbatch_cost_work(c, ZBATCH_OP_DECOMPRESS, 4096),
 			   zbatch_codec_batch_size(c, ZBATCH_OP_COMPRESS),

@@ -69,7 +69,9 @@ MODULE_PARM_DESC(iaa_retry_ms, "While offline, try to attach every N ms (100..60
  * The device reads and writes the slot's own bounce buffers, never the
  * caller's: a request abandoned at its timeout may still be read or
  * written by the device later, and by then the caller has freed its
- * buffers. One page each at attach; a larger request grows them.
+ * buffers. One page each at attach; a larger request grows them for its
+ * own time on the device only (slot_trim()), so the executor's memory
+ * stays 2 pages a slot whatever sizes it served.
  */
 struct iaa_slot {
 	struct acomp_req *areq;
@@ -167,6 +169,31 @@ static struct iaa_slot *slot_get(struct iaa_inst *in)
 	return s;
 }
 
+/*
+ * Back to one page per bounce buffer once the device is done with a
+ * larger request (any context: atomic allocation; on failure the larger
+ * ones are kept, to be trimmed next time).
+ */
+static void slot_trim(struct iaa_slot *s)
+{
+	u8 *bsrc, *bdst;
+
+	if (s->blen <= PAGE_SIZE)
+		return;
+	bsrc = kmalloc(PAGE_SIZE, GFP_ATOMIC | __GFP_NOWARN);
+	bdst = kmalloc(PAGE_SIZE, GFP_ATOMIC | __GFP_NOWARN);
+	if (!bsrc || !bdst) {
+		kfree(bsrc);
+		kfree(bdst);
+		return;
+	}
+	kfree(s->bsrc);
+	kfree(s->bdst);
+	s->bsrc = bsrc;
+	s->bdst = bdst;
+	s->blen = PAGE_SIZE;
+}
+
 static void slot_put(struct iaa_inst *in, struct iaa_slot *s)
 {
 	unsigned long flags;
@@ -218,6 +245,7 @@ static void slot_done(struct iaa_slot *s, int err)
 		 * Nothing of @in is touched after the count drops.
 		 */
 		atomic_set(&s->state, (v & ~3) | SLOT_FREE);
+		slot_trim(s);
 		slot_put(in, s);
 		if (atomic_dec_and_test(&in->abandoned))
 			queue_work(system_wq, &iaa.free_work);
@@ -225,6 +253,7 @@ static void slot_done(struct iaa_slot *s, int err)
 		return;
 	}
 	finish_record(s, err);
+	slot_trim(s);
 	slot_put(in, s);
 	zbatch_job_release(job, 1);
 	users_put();

@@ -44,9 +44,6 @@ enum zbatch_sync_mode {
 	ZBATCH_ASYNC_IRQ,	/* submit returns; engines wake the waiter */
 };
 
-/* Work queues per modelled device at most (load parameter wqs). */
-#define ZBATCH_MAX_WQS	8
-
 struct zbatch_config {
 	unsigned int codec;		/* enum zbatch_codec, never DEFAULT */
 	unsigned int sync_mode;
@@ -146,7 +143,6 @@ void zbatch_stats_hist_read(enum zbatch_hist h, unsigned long long *out);
 
 /* ---- codecs (codec.c) ---- */
 struct zbatch_codec_ops {
-	const char *name;
 	size_t (*wrk_size)(void);
 	int (*wrk_init)(void *wrk);
 	/* Return 0, -ENOSPC (does not fit), -EBADMSG/-EINVAL (bad stream). */
@@ -164,6 +160,7 @@ struct zbatch_ctx {
 };
 
 const struct zbatch_codec_ops *zbatch_codec(unsigned int id);
+const char *zbatch_codec_name(unsigned int id);	/* uapi ZBATCH_CODEC_NAMES */
 int zbatch_codec_by_name(const char *name);
 void zbatch_ctx_free(struct zbatch_ctx *ctx);
 /* Bytes of a context prepared for every codec (an engine's). */

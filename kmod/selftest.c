@@ -241,7 +241,7 @@ static void test_vectors(struct st_bufs *b)
 			 memcmp(b->dec[0], v->plain, v->plain_len))
 			why = "known vector decompresses to other bytes";
 		snprintf(name, sizeof(name), "vector_%s_%u_bytes",
-			 zbatch_codec(v->codec)->name, v->plain_len);
+			 zbatch_codec_name(v->codec), v->plain_len);
 		result(!why, name, why);
 	}
 }
@@ -283,7 +283,7 @@ static void test_roundtrips(struct st_bufs *b)
 				for (n = 1; n <= ZBATCH_MAX_BATCH && !why; n++)
 					why = roundtrip(b, n, codec, n);
 				snprintf(name, sizeof(name), "roundtrip_%s_%s_%s_batch_1_to_%u",
-					 handoff_name[hs[h]], zbatch_codec(codec)->name,
+					 handoff_name[hs[h]], zbatch_codec_name(codec),
 					 mode_name[mode], ZBATCH_MAX_BATCH);
 				result(!why, name, why);
 			}
@@ -490,7 +490,7 @@ static void test_errors(struct st_bufs *b)
 			why = "NULL source not -EINVAL";
 		else if (b->req[2].status)
 			why = "a good sibling failed";
-		snprintf(name, sizeof(name), "errors_isolated_%s", zbatch_codec(codec)->name);
+		snprintf(name, sizeof(name), "errors_isolated_%s", zbatch_codec_name(codec));
 		result(!why, name, why);
 
 		/* corrupt and truncated streams: an error, nothing past dst */
@@ -526,7 +526,7 @@ static void test_errors(struct st_bufs *b)
 		else if (!b->req[1].status && b->req[1].produced == ST_LEN &&
 			 !memcmp(b->dec[1], b->src[2], ST_LEN))
 			why = "corruption went unnoticed";
-		snprintf(name, sizeof(name), "bad_streams_bounded_%s", zbatch_codec(codec)->name);
+		snprintf(name, sizeof(name), "bad_streams_bounded_%s", zbatch_codec_name(codec));
 		result(!why, name, why);
 	}
 }

@@ -78,11 +78,8 @@ static ssize_t abi_version_show(struct kobject *k, struct kobj_attribute *a, cha
 /* The codecs, @cur in brackets. */
 ssize_t zbatch_codec_choice(char *buf, unsigned int cur)
 {
-	const char *names[ZBATCH_CODEC_NR] = { "default" };
-	unsigned int i;
+	static const char *const names[ZBATCH_CODEC_NR] = { ZBATCH_CODEC_NAMES };
 
-	for (i = 1; i < ZBATCH_CODEC_NR; i++)
-		names[i] = zbatch_codec(i)->name;
 	return zbatch_sysfs_choice(buf, names, ZBATCH_CODEC_NR, cur, 1);
 }
 
@@ -190,7 +187,7 @@ static ssize_t timeout_ms_store(struct kobject *k, struct kobj_attribute *a,
 
 	if (ret)
 		return ret;
-	if (v < 1 || v > 60000)
+	if (v < ZBATCH_TIMEOUT_MS_MIN || v > ZBATCH_TIMEOUT_MS_MAX)
 		return -EINVAL;
 	return apply_uint(&zbatch_cfg.timeout_ms, v, len);
 }

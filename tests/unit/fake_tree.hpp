@@ -31,6 +31,15 @@ public:
 		std::ofstream(full) << content;
 	}
 
+	// The path becomes a directory: reading it fails as an unreadable
+	// attribute does.
+	void unreadable(const std::string &path)
+	{
+		auto full = root_ / path.substr(path.find_first_not_of('/'));
+		std::filesystem::remove(full);
+		std::filesystem::create_directories(full);
+	}
+
 private:
 	std::filesystem::path root_;
 };

@@ -36,7 +36,7 @@ struct PassNs {
 };
 
 // One pass over every page in batches of @batch.
-Result<PassNs> pass(const Device &dev, enum zbatch_op op, unsigned int codec,
+Result<PassNs> pass(const BatchDevice &dev, enum zbatch_op op, unsigned int codec,
 		      unsigned int batch, unsigned int flags, const BenchConfig &cfg,
 		      Pages &pg, unsigned int &incompressible)
 {
@@ -94,12 +94,14 @@ Result<PassNs> pass(const Device &dev, enum zbatch_op op, unsigned int codec,
 
 } // namespace
 
-Result<std::vector<BenchRow>> run_bench(const Device &dev, const BenchConfig &cfg)
+Result<std::vector<BenchRow>> run_bench(const BatchDevice &dev, const BenchConfig &cfg)
 {
 	if (cfg.data.size() < cfg.pages * cfg.page_size)
 		return fail(EINVAL, "benchmark data shorter than pages * page size");
 	std::vector<BenchRow> rows;
 	const double bytes = static_cast<double>(cfg.pages * cfg.page_size);
+	const unsigned int total = cfg.codecs.size() * cfg.batch_sizes.size() * cfg.rounds;
+	unsigned int done = 0;
 	for (unsigned int codec : cfg.codecs) {
 		for (unsigned int batch : cfg.batch_sizes) {
 			std::vector<double> bc, sc, bd, sd, wc, wd;
@@ -128,6 +130,8 @@ Result<std::vector<BenchRow>> run_bench(const Device &dev, const BenchConfig &cf
 						wd.push_back(bytes / 1e6 / (d->wall / 1e9));
 					}
 				}
+				if (cfg.progress)
+					cfg.progress(++done, total);
 			}
 			comp_bytes = 0;
 			for (const auto &c : pg.comp)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "zbatch/config.hpp"
+#include "zbatch/paths.hpp"
 #include "zbatch/json.hpp"
 #include "zbatch/parse.hpp"
 
@@ -9,27 +10,38 @@
 #include <sstream>
 
 #include <fmt/core.h>
+#include <linux/zbatch.h>
 
 namespace zbatch {
 
-static const std::string kDir = "/sys/kernel/zbatch/";
+static const std::string kDir = kSysfsDir + "/";
 
 const std::vector<Tunable> &tunables()
 {
 	static const std::vector<Tunable> t = {
-		{"codec", TunableKind::Choice, 0, 0, "codec of batches that ask for the default"},
-		{"sync_mode", TunableKind::Choice, 0, 0, "sync, async or async_irq completion"},
+		{"codec", TunableKind::Choice, 0, 0,
+		 "codec of batches that ask for the default (choices: the module's list)"},
+		{"sync_mode", TunableKind::Choice, 0, 0,
+		 "how a submitter awaits completion (choices: the module's list)"},
 		{"distribute_comps", TunableKind::Bool, 0, 1,
 		 "compress jobs round-robin over the package's devices"},
 		{"distribute_decomps", TunableKind::Bool, 0, 1,
 		 "decompress jobs round-robin too (default: local device)"},
-		{"g_comp_wqs_per_iaa", TunableKind::Uint, 0, 8,
+		{"g_comp_wqs_per_iaa", TunableKind::Uint, 0, ZBATCH_MAX_WQS,
 		 "compress-only WQs per device (the rest decompress-only)"},
 		{"verify_compress", TunableKind::Bool, 0, 1, "decompress and compare every output"},
-		{"timeout_ms", TunableKind::Uint, 1, 60000, "descriptor timeout"},
+		{"timeout_ms", TunableKind::Uint, ZBATCH_TIMEOUT_MS_MIN, ZBATCH_TIMEOUT_MS_MAX,
+		 "descriptor timeout"},
 		{"acomp_inline", TunableKind::Bool, 0, 1, "acomp calls run on the calling CPU"},
 	};
 	return t;
+}
+
+std::string tunable_help(const Tunable &t)
+{
+	if (t.kind == TunableKind::Uint)
+		return fmt::format("{} ({}..{})", t.help, t.min, t.max);
+	return t.help;
 }
 
 const Tunable *find_tunable(const std::string &key)

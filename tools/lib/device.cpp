@@ -12,23 +12,6 @@
 
 namespace zbatch {
 
-static constexpr std::array<const char *, ZBATCH_CODEC_NR> kCodecNames = {
-	"default", "deflate", "lz4", "zstd", "lzo",
-};
-
-std::string codec_name(unsigned int codec)
-{
-	return codec < kCodecNames.size() ? kCodecNames[codec] : fmt::format("codec{}", codec);
-}
-
-Result<unsigned int> codec_from_name(const std::string &name)
-{
-	for (unsigned int i = 0; i < kCodecNames.size(); i++)
-		if (name == kCodecNames[i])
-			return i;
-	return fail(EINVAL, fmt::format("unknown codec '{}' (deflate, lz4, zstd, lzo)", name));
-}
-
 Result<Device> Device::open(const std::string &path)
 {
 	int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);

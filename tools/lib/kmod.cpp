@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// KmodModules: the Modules interface on libkmod.
 #include "zbatch/kmod.hpp"
 
 #include <cerrno>
@@ -155,28 +156,6 @@ private:
 std::unique_ptr<Modules> make_kmod_modules()
 {
 	return std::make_unique<KmodModules>();
-}
-
-std::vector<std::string> zbatch_users(Modules &mods, const SysfsTree &tree)
-{
-	std::vector<std::string> users;
-	for (const auto &h : mods.holders("zbatch"))
-		users.push_back("module " + h);
-	bool devices = false;
-	for (const auto &b : tree.list("/sys/block").value_or(std::vector<std::string>{}))
-		if (b.rfind("zbatchswap", 0) == 0) {
-			users.push_back(fmt::format("swap device /dev/{} (swapoff it, then zbatch dev "
-						    "destroy {})", b, b.substr(10)));
-			devices = true;
-		}
-	auto comp = tree.read("/sys/module/zswap/parameters/compressor");
-	if (comp && comp->ends_with("-zbatch"))
-		users.push_back(fmt::format("zswap (compressor {}: switch it away, e.g. echo lzo > "
-					    "/sys/module/zswap/parameters/compressor)", *comp));
-	else if (!devices && mods.refcount("zbatch") > 0)
-		users.push_back("crypto transforms of zbatch's algorithms (zswap pools holding "
-				"pages compressed by zbatch: swapoff/swapon releases them)");
-	return users;
 }
 
 } // namespace zbatch

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "zbatch/stats.hpp"
+#include "zbatch/paths.hpp"
 #include "zbatch/json.hpp"
 #include "zbatch/parse.hpp"
 
@@ -104,10 +105,10 @@ std::vector<Check> validate(const Stats &s, const SysfsTree &tree)
 		       fmt::format("timeouts {}", get("timeouts"))});
 	out.push_back({"no verify mismatches", get("err_verify") == 0,
 		       fmt::format("err_verify {}", get("err_verify"))});
-	auto comp = tree.read("/sys/module/zswap/parameters/compressor");
-	auto enabled = tree.read("/sys/module/zswap/parameters/enabled");
-	auto stored = tree.read("/sys/kernel/debug/zswap/stored_pages");
-	auto sp_num = stored ? parse_number<uint64_t>(*stored, "/sys/kernel/debug/zswap/stored_pages")
+	auto comp = tree.read(kZswapParamsDir + "/compressor");
+	auto enabled = tree.read(kZswapParamsDir + "/enabled");
+	auto stored = tree.read(kZswapDebugDir + "/stored_pages");
+	auto sp_num = stored ? parse_number<uint64_t>(*stored, kZswapDebugDir + "/stored_pages")
 			     : Result<uint64_t>(0);
 	if (stored && !sp_num)
 		out.push_back({"zswap's stored_pages is readable", false, sp_num.error().message});

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "zbatch/status.hpp"
+#include "zbatch/paths.hpp"
 #include "zbatch/json.hpp"
 
 #include <cerrno>
@@ -33,7 +34,7 @@ Result<ModuleStatus> read_status(const SysfsTree &tree)
 		else
 			st.errors.emplace_back(path, v.error().message);
 	}
-	const std::string pdir = "/sys/module/zbatch/parameters";
+	const std::string &pdir = kParamsDir;
 	for (const auto &p : tree.list(pdir).value_or(std::vector<std::string>{}))
 		if (auto v = tree.read(pdir + "/" + p))
 			st.params[p] = *v;
@@ -64,10 +65,10 @@ Result<ModuleStatus> read_status(const SysfsTree &tree)
 		if (l != std::string::npos && r != std::string::npos && r > l)
 			st.iaa.state = st.iaa.state.substr(l + 1, r - l - 1);
 	}
-	st.algorithms = parse_proc_crypto(tree.read("/proc/crypto").value_or(""), "zbatch");
-	if (auto c = tree.read("/sys/module/zswap/parameters/compressor")) {
+	st.algorithms = parse_proc_crypto(tree.read(kProcCrypto).value_or(""), "zbatch");
+	if (auto c = tree.read(kZswapParamsDir + "/compressor")) {
 		st.zswap_compressor = *c;
-		st.zswap_enabled = tree.read("/sys/module/zswap/parameters/enabled").value_or("N") == "Y";
+		st.zswap_enabled = tree.read(kZswapParamsDir + "/enabled").value_or("N") == "Y";
 		for (const auto &a : st.algorithms)
 			if (a.driver == *c || (a.name == *c && a.priority != "0"))
 				st.zswap_uses_zbatch = true;

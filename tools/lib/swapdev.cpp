@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "zbatch/swapdev.hpp"
+#include "zbatch/codec.hpp"
+#include "zbatch/paths.hpp"
 #include "zbatch/json.hpp"
 #include "zbatch/parse.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <sstream>
@@ -13,11 +16,6 @@ namespace zbatch {
 
 namespace {
 
-std::string block_dir(int id)
-{
-	return fmt::format("/sys/block/zbatchswap{}/zbatch", id);
-}
-
 // A statistic: 0 when missing or not a number (listed, not fatal).
 uint64_t to_u64(const std::string &s)
 {
@@ -27,7 +25,7 @@ uint64_t to_u64(const std::string &s)
 // The /proc/swaps line of /dev/NAME, or "".
 std::string swaps_line(const SysfsTree &t, const std::string &name)
 {
-	std::istringstream in(t.read("/proc/swaps").value_or(""));
+	std::istringstream in(t.read(kProcSwaps).value_or(""));
 	std::string line;
 	while (std::getline(in, line))
 		if (line.rfind("/dev/" + name + " ", 0) == 0 || line.rfind("/dev/" + name + "\t", 0) == 0)
@@ -67,8 +65,8 @@ Result<SwapdevConfig> check_swapdev_config(const SwapdevConfig &c)
 {
 	if (c.size < 4096 || c.size > (1ULL << 40))
 		return fail(EINVAL, fmt::format("--size {}: from 4k to 1T", c.size));
-	if (c.codec != "deflate" && c.codec != "lz4" && c.codec != "zstd" && c.codec != "lzo")
-		return fail(EINVAL, fmt::format("--codec {}: one of deflate, lz4, zstd, lzo", c.codec));
+	if (std::ranges::find(codec_names(), c.codec) == codec_names().end())
+		return fail(EINVAL, fmt::format("--codec {}: one of {}", c.codec, codec_list()));
 	if (c.unit != "4k" && c.unit != "16k" && c.unit != "64k")
 		return fail(EINVAL, fmt::format("--unit {}: one of 4k, 16k, 64k", c.unit));
 	return c;
@@ -87,13 +85,13 @@ Result<int> swapdev_create(const SysfsTree &t, const SwapdevConfig &c)
 	if (!num)
 		return std::unexpected(num.error());
 	int n = *num;
-	auto dir = block_dir(n);
+	auto dir = swapdev_dir(n);
 	for (const auto &[file, value] :
 	     {std::pair<std::string, std::string>{"codec", c.codec}, {"unit", c.unit},
 	      {"disksize", std::to_string(c.size)}}) {
 		if (auto w = t.write(dir + "/" + file, value); !w) {
 			(void)t.write(kSwapdevCtl + "/hot_remove", std::to_string(n));
-			return fail(w.error().code, fmt::format("zbatchswap{}: {} {}: {}", n, file,
+			return fail(w.error().code, fmt::format("{}: {} {}: {}", swapdev_name(n), file,
 								value, w.error().message));
 		}
 	}
@@ -105,17 +103,18 @@ Result<std::vector<SwapdevInfo>> swapdev_list(const SysfsTree &t)
 	if (!t.exists(kSwapdevCtl))
 		return skip(ENOENT, fmt::format("{} is missing: is zbatch loaded?", kSwapdevCtl));
 	std::vector<SwapdevInfo> out;
-	auto names = t.list("/sys/block").value_or(std::vector<std::string>{});
+	auto names = t.list(kSysBlockDir).value_or(std::vector<std::string>{});
 	for (const auto &name : names) {
-		if (name.rfind("zbatchswap", 0) != 0)
+		if (name.rfind(kSwapdevPrefix, 0) != 0)
 			continue;
 		SwapdevInfo d;
 		d.name = name;
-		auto id = parse_number<int>(std::string_view(name).substr(10), "/sys/block/" + name);
+		auto id = parse_number<int>(std::string_view(name).substr(kSwapdevPrefix.size()),
+						  kSysBlockDir + "/" + name);
 		if (!id)
 			continue;	/* not one of ours: zbatchswapN only */
 		d.id = *id;
-		auto dir = block_dir(d.id);
+		auto dir = swapdev_dir(d.id);
 		auto rd = [&](const std::string &f) { return t.read(dir + "/" + f).value_or(""); };
 		d.disksize = to_u64(rd("disksize"));
 		d.codec = t.read_choice(dir + "/codec");
@@ -153,8 +152,8 @@ Result<void> swapdev_destroy(const SysfsTree &t, int id)
 {
 	if (!t.exists(kSwapdevCtl))
 		return skip(ENOENT, fmt::format("{} is missing: is zbatch loaded?", kSwapdevCtl));
-	auto name = fmt::format("zbatchswap{}", id);
-	if (!t.exists("/sys/block/" + name))
+	auto name = swapdev_name(id);
+	if (!t.exists(kSysBlockDir + "/" + name))
 		return fail(ENODEV, fmt::format("no device {} (see zbatch dev list)", name));
 	if (!swaps_line(t, name).empty())
 		return fail(EBUSY, fmt::format("/dev/{} is in use as swap: run 'swapoff /dev/{}' "

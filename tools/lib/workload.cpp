@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "zbatch/workload.hpp"
+#include "zbatch/paths.hpp"
 #include "zbatch/parse.hpp"
 
 #include <algorithm>
@@ -107,7 +108,7 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 		tmpl = generate(cfg.pattern, tlen, 7);
 	}
 	std::string thp_old;
-	const std::string thp_path = "/sys/kernel/mm/transparent_hugepage/enabled";
+	const std::string thp_path = kThpDir + "/enabled";
 	if (!cfg.thp.empty()) {
 		thp_old = tree.read_choice(thp_path);
 		if (thp_old.empty())
@@ -117,7 +118,7 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 	}
 	std::string mthp_old, mthp_path;
 	if (!cfg.mthp.empty()) {
-		mthp_path = "/sys/kernel/mm/transparent_hugepage/hugepages-" + cfg.mthp + "/enabled";
+		mthp_path = kThpDir + "/hugepages-" + cfg.mthp + "/enabled";
 		mthp_old = tree.read_choice(mthp_path);
 		if (mthp_old.empty())
 			return fail(ENOENT, fmt::format("--mthp {}: cannot read {}", cfg.mthp, mthp_path));
@@ -126,7 +127,7 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 	}
 	std::string cg;
 	if (!cfg.cgroup.empty()) {
-		cg = "/sys/fs/cgroup/" + cfg.cgroup;
+		cg = kCgroupDir + "/" + cfg.cgroup;
 		std::error_code ec;
 		std::filesystem::create_directory(tree.resolve(cg), ec);
 		if (ec)
@@ -136,7 +137,7 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 				return fail(EINVAL, fmt::format("memory.max {}: {}", cfg.memory_max,
 								w.error().message));
 	}
-	auto vm0 = parse_kv(tree.read("/proc/vmstat").value_or(""));
+	auto vm0 = parse_kv(tree.read(kProcVmstat).value_or(""));
 	auto ms0 = cg.empty() ? std::map<std::string, int64_t>{} :
 		   parse_kv(tree.read(cg + "/memory.stat").value_or(""));
 	auto start = std::chrono::steady_clock::now();
@@ -178,7 +179,7 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 	}
 	for (auto [file, field] : {std::pair{"stored_pages", &res.zswap_stored_pages},
 				   std::pair{"pool_total_size", &res.zswap_pool_bytes}}) {
-		const std::string path = std::string("/sys/kernel/debug/zswap/") + file;
+		const std::string path = kZswapDebugDir + "/" + file;
 		if (auto v = tree.read(path)) {
 			auto n = parse_number<int64_t>(*v, path);
 			if (n)
@@ -205,7 +206,7 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 				break;
 			auto now = std::chrono::steady_clock::now();
 			if (cfg.progress && now >= next_progress) {
-				auto vm = parse_kv(tree.read("/proc/vmstat").value_or(""));
+				auto vm = parse_kv(tree.read(kProcVmstat).value_or(""));
 				cfg.progress(std::chrono::duration<double>(now - start).count(),
 					     vm["zswpout"] - vm0["zswpout"], vm["zswpin"] - vm0["zswpin"]);
 				next_progress = now + std::chrono::seconds(1);
@@ -244,7 +245,7 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 	};
 	res.sys_s = secs(ru0.ru_stime, ru1.ru_stime);
 	res.user_s = secs(ru0.ru_utime, ru1.ru_utime);
-	auto vm1 = parse_kv(tree.read("/proc/vmstat").value_or(""));
+	auto vm1 = parse_kv(tree.read(kProcVmstat).value_or(""));
 	for (const char *k : {"zswpout", "zswpin", "zswpwb", "pswpout", "pswpin", "thp_swpout",
 			      "thp_swpout_fallback", "swap_ra"})
 		res.vmstat_delta[k] = vm1[k] - vm0[k];

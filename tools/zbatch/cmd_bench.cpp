@@ -9,25 +9,12 @@
 #include "zbatch/json.hpp"
 #include "zbatch/bench.hpp"
 #include "zbatch/pattern.hpp"
+#include "zbatch/paths.hpp"
 #include "zbatch/sysfs.hpp"
 
 namespace zbatch::cli {
 
 namespace {
-
-struct BenchOptions {
-	std::vector<std::string> codecs{"deflate", "lz4", "zstd", "lzo"};
-	std::vector<unsigned int> batches{16};
-	bool sweep = false;
-	std::string pattern = "mixed";
-	std::string file;
-	size_t pages = 512;
-	unsigned int rounds = 5;
-	bool quick = false;
-	std::vector<std::string> modes;
-	bool csv = false;
-	std::string plot;
-};
 
 struct ModeRows {
 	std::string mode;	// "" when not set by --mode
@@ -74,9 +61,9 @@ Result<void> plot(const std::vector<ModeRows> &all, const std::string &file)
 	return {};
 }
 
-void print_rows(const std::vector<BenchRow> &rows, const GlobalOptions &g, bool csv)
+void print_rows(Console &con, const std::vector<BenchRow> &rows, bool json, bool csv)
 {
-	if (g.json) {
+	if (json) {
 		auto stat = [](const auto &m) {
 			return Json{{"median", m.median}, {"min", m.min}, {"max", m.max}};
 		};
@@ -87,34 +74,37 @@ void print_rows(const std::vector<BenchRow> &rows, const GlobalOptions &g, bool 
 				     {"single_mbps", stat(r.single_mbps)}, {"speedup", r.speedup},
 				     {"ratio", r.ratio}, {"incompressible", r.incompressible},
 				     {"batched_wall_mbps", r.batched_wall_mbps.median}});
-		fmt::print("{}", json_text(a));
+		con.print("{}", json_text(a));
 		return;
 	}
 	if (csv) {
-		fmt::print("codec,batch,op,batched_mbps_median,batched_mbps_min,batched_mbps_max,"
+		con.print("codec,batch,op,batched_mbps_median,batched_mbps_min,batched_mbps_max,"
 			   "single_mbps_median,single_mbps_min,single_mbps_max,speedup,ratio,"
 			   "batched_wall_mbps_median\n");
 		for (const auto &r : rows)
-			fmt::print("{},{},{},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.3f},{:.4f},{:.2f}\n",
+			con.print("{},{},{},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.2f},{:.3f},{:.4f},{:.2f}\n",
 				   r.codec, r.batch, r.op, r.batched_mbps.median, r.batched_mbps.min,
 				   r.batched_mbps.max, r.single_mbps.median, r.single_mbps.min,
 				   r.single_mbps.max, r.speedup, r.ratio, r.batched_wall_mbps.median);
 		return;
 	}
-	fmt::print("{:<8} {:>5} {:<10} {:>24} {:>24} {:>8} {:>7}\n", "codec", "batch", "op",
+	con.print("{:<8} {:>5} {:<10} {:>24} {:>24} {:>8} {:>7}\n", "codec", "batch", "op",
 		   "batched MB/s med [min-max]", "single MB/s med [min-max]", "speedup", "ratio");
 	for (const auto &r : rows) {
 		auto cell = [](const Spread &s) {
 			return fmt::format("{:.1f} [{:.1f}-{:.1f}]", s.median, s.min, s.max);
 		};
-		fmt::print("{:<8} {:>5} {:<10} {:>24} {:>24} {:>7.2f}x {:>7}\n", r.codec, r.batch, r.op,
+		con.print("{:<8} {:>5} {:<10} {:>24} {:>24} {:>7.2f}x {:>7}\n", r.codec, r.batch, r.op,
 			   cell(r.batched_mbps), cell(r.single_mbps), r.speedup,
 			   r.op == "compress" ? fmt::format("{:.3f}", r.ratio) : std::string("-"));
 	}
 }
 
-Result<int> run(const GlobalOptions &g, BenchOptions o)
+} // namespace
+
+Result<int> run_bench(Context &ctx, BenchOptions o)
 {
+	auto &con = ctx.con;
 	if (o.quick) {
 		o.pages = std::min<size_t>(o.pages, 128);
 		o.rounds = std::min(o.rounds, 3u);
@@ -125,11 +115,13 @@ Result<int> run(const GlobalOptions &g, BenchOptions o)
 	cfg.pages = o.pages;
 	cfg.rounds = o.rounds;
 	cfg.batch_sizes = o.batches;
+	if (o.codecs.empty())
+		o.codecs = codec_names();
 	for (const auto &c : o.codecs) {
 		auto id = codec_from_name(c);
 		if (!id || *id == ZBATCH_CODEC_DEFAULT)
-			return fail(EINVAL, fmt::format("--codec: unknown codec '{}' "
-							"(deflate, lz4, zstd, lzo)", c));
+			return fail(EINVAL, fmt::format("--codec: unknown codec '{}' ({})", c,
+							codec_list()));
 		cfg.codecs.push_back(*id);
 	}
 	for (auto b : o.batches)
@@ -146,12 +138,17 @@ Result<int> run(const GlobalOptions &g, BenchOptions o)
 			return std::unexpected(p.error());
 		cfg.data = generate(*p, cfg.pages * cfg.page_size, 42);
 	}
-	SysfsTree tree(g.root);
-	auto dev = Device::open();
+	const SysfsTree &tree = ctx.tree;
+	auto dev = ctx.open_device();
 	if (!dev)
 		return std::unexpected(dev.error());
+	if (con.shows_progress() && !ctx.json)
+		cfg.progress = [&con, &o](unsigned int done, unsigned int total) {
+			con.progress(fmt::format("bench{}: round {}/{}", o.modes.size() > 1 ? " (per mode)" : "",
+						 done, total));
+		};
 	std::string old_mode;
-	const std::string mode_path = "/sys/kernel/zbatch/sync_mode";
+	const std::string mode_path = tunable_path("sync_mode");
 	if (!o.modes.empty()) {
 		old_mode = tree.read_choice(mode_path);
 		if (old_mode.empty())
@@ -165,7 +162,11 @@ Result<int> run(const GlobalOptions &g, BenchOptions o)
 				return fail(EINVAL, fmt::format("--mode {}: {} (sync, async, async_irq)", m,
 								w.error().message));
 			}
-		auto rows = run_bench(*dev, cfg);
+		con.detail("sync_mode {}: {} codec(s) x {} batch size(s) x {} rounds\n",
+			   m.empty() ? "unchanged" : m, cfg.codecs.size(), cfg.batch_sizes.size(),
+			   cfg.rounds);
+		auto rows = zbatch::run_bench(**dev, cfg);
+		con.end_progress();
 		if (!rows) {
 			if (!old_mode.empty())
 				(void)tree.write(mode_path, old_mode);
@@ -176,24 +177,22 @@ Result<int> run(const GlobalOptions &g, BenchOptions o)
 	if (!old_mode.empty())
 		(void)tree.write(mode_path, old_mode);
 	for (const auto &mr : all) {
-		if (!g.json && !o.csv)
-			fmt::print("# {} pages of {} bytes ({}), {} rounds{}; MB/s of input over kernel "
+		if (!ctx.json && !o.csv)
+			con.print("# {} pages of {} bytes ({}), {} rounds{}; MB/s of input over kernel "
 				   "time\n", cfg.pages, cfg.page_size, o.file.empty() ? o.pattern : o.file,
 				   cfg.rounds, mr.mode.empty() ? "" : ", sync_mode " + mr.mode);
-		print_rows(mr.rows, g, o.csv);
+		print_rows(con, mr.rows, ctx.json, o.csv);
 	}
 	if (!o.plot.empty()) {
 		if (auto p = plot(all, o.plot); !p)
 			return std::unexpected(p.error());
-		if (!g.json && !o.csv)
-			fmt::print("# chart written to {}\n", o.plot);
+		if (!ctx.json && !o.csv)
+			con.print("# chart written to {}\n", o.plot);
 	}
 	return kExitOk;
 }
 
-} // namespace
-
-void add_bench(CLI::App &app, const GlobalOptions &g, Action &action)
+void add_bench(CLI::App &app, Action &action)
 {
 	auto o = std::make_shared<BenchOptions>();
 	auto *sub = app.add_subcommand("bench", "Batched vs one-at-a-time throughput through /dev/zbatch");
@@ -220,7 +219,7 @@ void add_bench(CLI::App &app, const GlobalOptions &g, Action &action)
 		    "  zbatch bench --sweep --mode sync,async_irq --plot speedup.png\n"
 		    "The WQ layout is a load parameter: compare layouts by reloading\n"
 		    "(zbatch unload; zbatch load -p engines=4) between runs.");
-	sub->callback([&action, &g, o] { action = [&g, o] { return run(g, *o); }; });
+	sub->callback([&action, o] { action = [o](Context &ctx) { return run_bench(ctx, *o); }; });
 }
 
 } // namespace zbatch::cli

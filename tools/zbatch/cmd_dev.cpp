@@ -3,61 +3,59 @@
 #include <fmt/core.h>
 
 #include "commands.hpp"
+#include "zbatch/codec.hpp"
+#include "zbatch/json.hpp"
+#include "zbatch/paths.hpp"
 #include "zbatch/swapdev.hpp"
 
 namespace zbatch::cli {
 
-namespace {
-
-struct DevOptions {
-	std::string size;
-	std::string codec = "lz4";
-	std::string unit = "4k";
-	int id = -1;
-};
-
-Result<int> create(const GlobalOptions &g, const DevOptions &o)
+Result<int> run_dev_create(Context &ctx, const DevOptions &o)
 {
+	auto &con = ctx.con;
 	auto size = parse_bytes(o.size);
 	if (!size)
 		return fail(EINVAL, "--size " + size.error().message);
-	SysfsTree t(g.root);
-	auto id = swapdev_create(t, {*size, o.codec, o.unit});
+	auto id = swapdev_create(ctx.tree, {*size, o.codec, o.unit});
 	if (!id)
 		return std::unexpected(id.error());
-	if (g.json)
-		fmt::print("{}", json_text({{"id", *id}, {"name", fmt::format("zbatchswap{}", *id)},
-					    {"device", fmt::format("/dev/zbatchswap{}", *id)}}));
+	if (ctx.json)
+		con.print("{}", json_text({{"id", *id}, {"name", swapdev_name(*id)},
+					    {"device", swapdev_node(*id)}}));
 	else
-		fmt::print("/dev/zbatchswap{}: {} bytes, {}, {} units\n"
-			   "use it: mkswap /dev/zbatchswap{} && swapon -p 100 /dev/zbatchswap{}\n",
-			   *id, *size, o.codec, o.unit, *id, *id);
+		con.print("{0}: {1} bytes, {2}, {3} units\n"
+			   "use it: mkswap {0} && swapon -p 100 {0}\n",
+			   swapdev_node(*id), *size, o.codec, o.unit);
 	return kExitOk;
 }
+
+namespace {
 
 std::string mib(uint64_t b)
 {
 	return fmt::format("{:.1f}M", b / 1048576.0);
 }
 
-Result<int> list(const GlobalOptions &g)
+} // namespace
+
+Result<int> run_dev_list(Context &ctx)
 {
-	SysfsTree t(g.root);
-	auto devs = swapdev_list(t);
+	auto &con = ctx.con;
+	auto devs = swapdev_list(ctx.tree);
 	if (!devs)
 		return std::unexpected(devs.error());
-	if (g.json) {
+	if (ctx.json) {
 		Json a = Json::array();
 		for (const auto &d : *devs)
 			a.push_back(swapdev_to_json(d));
-		fmt::print("{}", json_text(a));
+		con.print("{}", json_text(a));
 		return kExitOk;
 	}
 	if (devs->empty()) {
-		fmt::print("no zbatch swap device (create one: zbatch dev create --size 1G)\n");
+		con.print("no zbatch swap device (create one: zbatch dev create --size 1G)\n");
 		return kExitOk;
 	}
-	fmt::print("{:<12} {:>9} {:<7} {:<5} {:>9} {:>9} {:>9} {:>6} {:>6} {:>6} {:>7}  {}\n",
+	con.print("{:<12} {:>9} {:<7} {:<5} {:>9} {:>9} {:>9} {:>6} {:>6} {:>6} {:>7}  {}\n",
 		   "device", "size", "codec", "unit", "stored", "compr", "used", "same", "huge",
 		   "units", "partial", "swap");
 	for (const auto &d : *devs) {
@@ -65,37 +63,34 @@ Result<int> list(const GlobalOptions &g)
 			auto it = d.unit_stat.find(k);
 			return it == d.unit_stat.end() ? 0 : it->second;
 		};
-		fmt::print("{:<12} {:>9} {:<7} {:<5} {:>9} {:>9} {:>9} {:>6} {:>6} {:>6} {:>7}  {}\n",
+		con.print("{:<12} {:>9} {:<7} {:<5} {:>9} {:>9} {:>9} {:>6} {:>6} {:>6} {:>7}  {}\n",
 			   d.name, mib(d.disksize), d.codec, d.unit, mib(d.orig_bytes),
 			   mib(d.compr_bytes), mib(d.used_bytes), d.same_pages, d.huge_pages,
 			   us("units"), us("partial_reads"), d.swap_use.empty() ? "no" : "yes");
 		if (d.failed_reads || d.failed_writes)
-			fmt::print("  failed reads {}, failed writes {} (limit refusals {})\n",
+			con.print("  failed reads {}, failed writes {} (limit refusals {})\n",
 				   d.failed_reads, d.failed_writes, us("limit_refused"));
 		std::string hist;
 		for (const auto &[n, wr] : d.batches)
 			hist += fmt::format(" {}:{}/{}", n, wr.first, wr.second);
 		if (!hist.empty())
-			fmt::print("  batches (requests:writes/reads):{}\n", hist);
+			con.print("  batches (requests:writes/reads):{}\n", hist);
 	}
 	return kExitOk;
 }
 
-Result<int> destroy(const GlobalOptions &g, const DevOptions &o)
+Result<int> run_dev_destroy(Context &ctx, int id)
 {
-	SysfsTree t(g.root);
-	if (auto r = swapdev_destroy(t, o.id); !r)
+	if (auto r = swapdev_destroy(ctx.tree, id); !r)
 		return std::unexpected(r.error());
-	if (g.json)
-		fmt::print("{}", json_text({{"destroyed", fmt::format("zbatchswap{}", o.id)}}));
+	if (ctx.json)
+		ctx.con.print("{}", json_text({{"destroyed", swapdev_name(id)}}));
 	else
-		fmt::print("zbatchswap{} destroyed\n", o.id);
+		ctx.con.note("{} destroyed\n", swapdev_name(id));
 	return kExitOk;
 }
 
-} // namespace
-
-void add_dev(CLI::App &app, const GlobalOptions &g, Action &action)
+void add_dev(CLI::App &app, Action &action)
 {
 	auto o = std::make_shared<DevOptions>();
 	auto *dev = app.add_subcommand("dev", "Batched compressed swap devices (/dev/zbatchswapN)");
@@ -107,21 +102,21 @@ void add_dev(CLI::App &app, const GlobalOptions &g, Action &action)
 	auto *c = dev->add_subcommand("create", "Create a device; size, codec and unit are fixed "
 				      "for its life");
 	c->add_option("--size", o->size, "Capacity, e.g. 512M, 2G (required)")->required();
-	c->add_option("--codec", o->codec, "deflate, lz4, zstd or lzo (default lz4)");
+	c->add_option("--codec", o->codec, codec_list() + " (default lz4)");
 	c->add_option("--unit", o->unit,
 		      "Compression unit: 4k (per page, as zram), 16k or 64k (the pages of a large "
 		      "folio compressed together: smaller, but reading one page decompresses the "
 		      "unit) (default 4k)");
-	c->callback([&action, &g, o] { action = [&g, o] { return create(g, *o); }; });
+	c->callback([&action, o] { action = [o](Context &ctx) { return run_dev_create(ctx, *o); }; });
 
 	auto *l = dev->add_subcommand("list", "Devices with their zram-style statistics and the "
 				      "batch sizes their I/O had");
-	l->callback([&action, &g] { action = [&g] { return list(g); }; });
+	l->callback([&action] { action = run_dev_list; });
 
 	auto *d = dev->add_subcommand("destroy", "Destroy a device (refused while swapped on or "
 				      "open)");
 	d->add_option("N", o->id, "Device number (zbatchswapN)")->required()->check(CLI::Range(0, 31));
-	d->callback([&action, &g, o] { action = [&g, o] { return destroy(g, *o); }; });
+	d->callback([&action, o] { action = [o](Context &ctx) { return run_dev_destroy(ctx, o->id); }; });
 }
 
 } // namespace zbatch::cli

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// zbatch load / zbatch unload: the module through libkmod.
-#include <unistd.h>
-
+// zbatch load / zbatch unload: the module through the Modules interface
+// (libkmod in the real system).
 #include <fmt/core.h>
 
 #include "commands.hpp"
@@ -12,80 +11,70 @@ namespace zbatch::cli {
 
 namespace {
 
-Result<void> need_root(const char *what)
+Result<void> need_root(const Context &ctx, const char *what)
 {
-	if (geteuid() != 0)
+	if (!ctx.is_root())
 		return skip(EPERM, fmt::format("{} needs root", what));
 	return {};
 }
 
-// The built module next to this binary's source tree, if any.
-std::string default_module()
+std::string version_of(const Context &ctx)
 {
-	return ZBATCH_DEFAULT_KO;
-}
-
-Result<int> run_load(const GlobalOptions &g, const std::string &module,
-		     const std::vector<std::string> &params)
-{
-	SysfsTree tree(g.root);
-	auto mods = make_kmod_modules();
-	if (mods->loaded("zbatch")) {
-		auto st = read_status(tree);
-		fmt::print("zbatch is already loaded{}; 'zbatch unload' first to change load "
-			   "parameters\n", st ? " (version " + st->version + ")" : "");
-		return kExitOk;
-	}
-	if (auto r = need_root("loading a module"); !r)
-		return std::unexpected(r.error());
-	std::string p;
-	for (const auto &kv : params) {
-		if (kv.find('=') == std::string::npos || kv.front() == '=')
-			return fail(EINVAL, fmt::format("--param '{}': expected KEY=VALUE", kv));
-		p += (p.empty() ? "" : " ") + kv;
-	}
-	auto r = mods->load(module, p);
-	if (!r)
-		return std::unexpected(r.error());
-	auto st = read_status(tree);
-	fmt::print("zbatch loaded{}\n", st ? " (version " + st->version + ")" : "");
-	return kExitOk;
-}
-
-Result<int> run_unload(const GlobalOptions &g)
-{
-	SysfsTree tree(g.root);
-	auto mods = make_kmod_modules();
-	if (!mods->loaded("zbatch")) {
-		fmt::print("zbatch is not loaded\n");
-		return kExitOk;
-	}
-	if (auto r = need_root("unloading a module"); !r)
-		return std::unexpected(r.error());
-	if (mods->refcount("zbatch") > 0) {
-		std::string who;
-		for (const auto &u : zbatch_users(*mods, tree))
-			who += "\n  " + u;
-		return fail(EBUSY, fmt::format("zbatch is in use (refcount {}); used by:{}",
-					       mods->refcount("zbatch"),
-					       who.empty() ? "\n  (unknown)" : who));
-	}
-	auto r = mods->unload("zbatch");
-	if (!r)
-		return std::unexpected(r.error());
-	fmt::print("zbatch unloaded\n");
-	return kExitOk;
+	auto st = read_status(ctx.tree);
+	return st ? " (version " + st->version + ")" : "";
 }
 
 } // namespace
 
-void add_load(CLI::App &app, const GlobalOptions &g, Action &action)
+Result<int> run_load(Context &ctx, const LoadOptions &o)
 {
-	struct Opts {
-		std::string module = default_module();
-		std::vector<std::string> params;
-	};
-	auto o = std::make_shared<Opts>();
+	auto mods = ctx.modules();
+	if (mods->loaded("zbatch")) {
+		ctx.con.note("zbatch is already loaded{}; 'zbatch unload' first to change load "
+			     "parameters\n", version_of(ctx));
+		return kExitOk;
+	}
+	if (auto r = need_root(ctx, "loading a module"); !r)
+		return std::unexpected(r.error());
+	std::string p;
+	for (const auto &kv : o.params) {
+		if (kv.find('=') == std::string::npos || kv.front() == '=')
+			return fail(EINVAL, fmt::format("--param '{}': expected KEY=VALUE", kv));
+		p += (p.empty() ? "" : " ") + kv;
+	}
+	ctx.con.detail("loading {} with its dependencies, parameters '{}'\n", o.module, p);
+	if (auto r = mods->load(o.module, p); !r)
+		return std::unexpected(r.error());
+	ctx.con.note("zbatch loaded{}\n", version_of(ctx));
+	return kExitOk;
+}
+
+Result<int> run_unload(Context &ctx)
+{
+	auto mods = ctx.modules();
+	if (!mods->loaded("zbatch")) {
+		ctx.con.note("zbatch is not loaded\n");
+		return kExitOk;
+	}
+	if (auto r = need_root(ctx, "unloading a module"); !r)
+		return std::unexpected(r.error());
+	if (int refs = mods->refcount("zbatch"); refs > 0) {
+		std::string who;
+		for (const auto &u : zbatch_users(*mods, ctx.tree))
+			who += "\n  " + u;
+		return fail(EBUSY, fmt::format("zbatch is in use (refcount {}); used by:{}", refs,
+					       who.empty() ? "\n  (unknown)" : who));
+	}
+	if (auto r = mods->unload("zbatch"); !r)
+		return std::unexpected(r.error());
+	ctx.con.note("zbatch unloaded\n");
+	return kExitOk;
+}
+
+void add_load(CLI::App &app, Action &action)
+{
+	auto o = std::make_shared<LoadOptions>();
+	o->module = ZBATCH_DEFAULT_KO;	// the built module of this source tree
 	auto *sub = app.add_subcommand("load", "Load the zbatch module (libkmod)");
 	sub->add_option("module", o->module,
 			"Path to zbatch.ko, or a module name installed in /lib/modules")
@@ -96,14 +85,12 @@ void add_load(CLI::App &app, const GlobalOptions &g, Action &action)
 		    "Documentation/admin-guide.md.\nExamples:\n  zbatch load\n"
 		    "  zbatch load kmod/zbatch.ko -p devices=2 -p engines=4\n"
 		    "  zbatch load -p acomp_priority=300");
-	sub->callback([&action, &g, o] {
-		action = [&g, o] { return run_load(g, o->module, o->params); };
-	});
+	sub->callback([&action, o] { action = [o](Context &ctx) { return run_load(ctx, *o); }; });
 
 	auto *un = app.add_subcommand("unload", "Unload the zbatch module");
 	un->footer("Refused while in use, naming the users (zswap's compressor, holder\n"
 		   "modules). Examples:\n  zbatch unload");
-	un->callback([&action, &g] { action = [&g] { return run_unload(g); }; });
+	un->callback([&action] { action = run_unload; });
 }
 
 } // namespace zbatch::cli

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 // zbatch swap: the usemem-style swap workload with verification.
-#include <unistd.h>
-
 #include <fmt/core.h>
 
 #include "commands.hpp"
@@ -12,26 +10,9 @@
 
 namespace zbatch::cli {
 
-namespace {
-
-struct SwapOptions {
-	unsigned int procs = 1;
-	std::string size = "64M";
-	std::string pattern = "mixed";
-	std::string file;
-	unsigned int passes = 2;
-	unsigned int sleep_ms = 0;
-	std::string cgroup;
-	std::string memory_max;
-	std::string thp;
-	std::string mthp;
-	bool pageout = false;
-	std::vector<std::string> snapshots;
-	unsigned int timeout = 600;
-};
-
-Result<int> run(const GlobalOptions &g, const SwapOptions &o)
+Result<int> run_swap(Context &ctx, const SwapOptions &o)
 {
+	auto &con = ctx.con;
 	WorkloadConfig cfg;
 	cfg.procs = o.procs;
 	auto sz = parse_bytes(o.size);
@@ -53,11 +34,11 @@ Result<int> run(const GlobalOptions &g, const SwapOptions &o)
 	cfg.mthp = o.mthp;
 	cfg.pageout = o.pageout;
 	cfg.timeout_s = o.timeout;
-	cfg.sysroot = g.root;
+	cfg.sysroot = ctx.tree.root().string();
 	std::vector<std::pair<std::string, std::string>> snaps;
 	if (!o.snapshots.empty())
-		cfg.between = [&snaps, &o, &g]() -> Result<void> {
-			SysfsTree t(g.root);
+		cfg.between = [&snaps, &o, &ctx]() -> Result<void> {
+			const SysfsTree &t = ctx.tree;
 			for (const auto &f : o.snapshots) {
 				auto c = t.read(f);
 				if (!c)
@@ -67,16 +48,17 @@ Result<int> run(const GlobalOptions &g, const SwapOptions &o)
 			}
 			return {};
 		};
-	if (isatty(STDERR_FILENO) && !g.json)
-		cfg.progress = [](double s, int64_t out, int64_t in) {
-			fmt::print(stderr, "\r{:6.1f} s  zswpout {:>10}  zswpin {:>10}", s, out, in);
+	if (con.shows_progress() && !ctx.json)
+		cfg.progress = [&con](double s, int64_t out, int64_t in) {
+			con.progress(fmt::format("{:6.1f} s  zswpout {:>10}  zswpin {:>10}", s, out, in));
 		};
-	auto r = run_workload(cfg);
-	if (cfg.progress)
-		fmt::print(stderr, "\n");
+	con.detail("{} process(es) x {} bytes, {} pass(es){}\n", cfg.procs, cfg.bytes_per_proc,
+		   cfg.passes, cfg.cgroup.empty() ? "" : ", cgroup " + cfg.cgroup);
+	auto r = ctx.workload(cfg);
+	con.end_progress();
 	if (!r)
 		return std::unexpected(r.error());
-	if (g.json) {
+	if (ctx.json) {
 		Json j = {{"procs", cfg.procs}, {"bytes_per_proc", cfg.bytes_per_proc},
 			  {"elapsed_s", r->elapsed_s}, {"sys_s", r->sys_s}, {"user_s", r->user_s},
 			  {"write_kbps", r->write_kbps}, {"read_kbps", r->read_kbps},
@@ -90,35 +72,33 @@ Result<int> run(const GlobalOptions &g, const SwapOptions &o)
 		j["snapshots"] = Json::object();
 		for (const auto &[path, text] : snaps)
 			j["snapshots"][path] = text;
-		fmt::print("{}", json_text(j));
+		con.print("{}", json_text(j));
 	} else {
-		fmt::print("{} process(es) x {} MiB, {} read pass(es): {:.2f} s elapsed, "
+		con.print("{} process(es) x {} MiB, {} read pass(es): {:.2f} s elapsed, "
 			   "{:.2f} s sys, {:.2f} s user\n", cfg.procs, cfg.bytes_per_proc >> 20,
 			   cfg.passes, r->elapsed_s, r->sys_s, r->user_s);
-		fmt::print("throughput per process: write {:.0f} KB/s, read {:.0f} KB/s\n",
+		con.print("throughput per process: write {:.0f} KB/s, read {:.0f} KB/s\n",
 			   r->write_kbps, r->read_kbps);
 		if (cfg.pageout)
-			fmt::print("swap-out (MADV_PAGEOUT) {:.3f} s, read back {:.3f} s (slowest "
+			con.print("swap-out (MADV_PAGEOUT) {:.3f} s, read back {:.3f} s (slowest "
 				   "process)\n", r->pageout_s, r->readback_s);
 		if (r->zswap_stored_pages)
-			fmt::print("zswap after writing: {} pages stored in {} bytes (ratio {:.3f})\n",
+			con.print("zswap after writing: {} pages stored in {} bytes (ratio {:.3f})\n",
 				   r->zswap_stored_pages, r->zswap_pool_bytes,
 				   double(r->zswap_pool_bytes) / (r->zswap_stored_pages * 4096.0));
 		for (const auto &[k, v] : r->vmstat_delta)
-			fmt::print("  vmstat {:<10} {:+}\n", k, v);
+			con.print("  vmstat {:<10} {:+}\n", k, v);
 		for (const auto &[k, v] : r->memstat_delta)
-			fmt::print("  memory.stat {:<10} {:+}\n", k, v);
+			con.print("  memory.stat {:<10} {:+}\n", k, v);
 		for (const auto &[f, c] : snaps)
-			fmt::print("{} once written:\n{}\n", f, c);
-		fmt::print("verify: {}\n", r->bad_bytes ? fmt::format("{} bad bytes", r->bad_bytes)
-							: std::string("every byte intact"));
+			con.print("{} once written:\n{}\n", f, c);
+		con.print("verify: {}\n", r->bad_bytes ? con.bad(fmt::format("{} bad bytes", r->bad_bytes))
+							: con.good("every byte intact"));
 	}
 	return r->bad_bytes ? kExitFailure : kExitOk;
 }
 
-} // namespace
-
-void add_swap(CLI::App &app, const GlobalOptions &g, Action &action)
+void add_swap(CLI::App &app, Action &action)
 {
 	auto o = std::make_shared<SwapOptions>();
 	auto *sub = app.add_subcommand("swap", "usemem-style swap workload that verifies every byte");
@@ -148,7 +128,7 @@ void add_swap(CLI::App &app, const GlobalOptions &g, Action &action)
 		    "zswpin, zswpwb, pswpout, pswpin (and the cgroup's memory.stat).\n"
 		    "Examples:\n  zbatch swap -n 4 -s 256M --pattern text\n"
 		    "  zbatch swap -s 512M --cgroup zb --memory-max 400M --json");
-	sub->callback([&action, &g, o] { action = [&g, o] { return run(g, *o); }; });
+	sub->callback([&action, o] { action = [o](Context &ctx) { return run_swap(ctx, *o); }; });
 }
 
 } // namespace zbatch::cli

@@ -9,6 +9,7 @@
 #include <linux/zbatch.h>
 
 #include "commands.hpp"
+#include "system.hpp"
 
 int main(int argc, char **argv)
 {
@@ -22,22 +23,27 @@ int main(int argc, char **argv)
 	app.set_version_flag("-V,--version", std::string("zbatch ") + ZBATCH_VERSION);
 	app.require_subcommand(1);
 
-	cli::GlobalOptions g;
-	app.add_option("--root", g.root, "Directory holding sys/ (for tests; default /)")
+	std::string root = "/";
+	bool json = false, quiet = false, verbose = false;
+	app.add_option("--root", root, "Directory holding sys/ (for tests; default /)")
 		->group("");	// hidden
-	app.add_flag("--json", g.json, "Machine-readable JSON output where supported");
+	app.add_flag("--json", json, "Machine-readable JSON output (schemas: Documentation/cli.md)");
+	auto *q = app.add_flag("-q,--quiet", quiet,
+			       "Print only data and errors: no notes of what was done, no progress");
+	app.add_flag("-v,--verbose", verbose, "Also print each step and write (on stderr)")
+		->excludes(q);
 
 	cli::Action action;
-	cli::add_load(app, g, action);
-	cli::add_status(app, g, action);
-	cli::add_config(app, g, action);
-	cli::add_wq(app, g, action);
-	cli::add_stats(app, g, action);
-	cli::add_bench(app, g, action);
-	cli::add_swap(app, g, action);
-	cli::add_selftest(app, g, action);
-	cli::add_validate(app, g, action);
-	cli::add_dev(app, g, action);
+	cli::add_load(app, action);
+	cli::add_status(app, action);
+	cli::add_config(app, action);
+	cli::add_wq(app, action);
+	cli::add_stats(app, action);
+	cli::add_bench(app, action);
+	cli::add_swap(app, action);
+	cli::add_selftest(app, action);
+	cli::add_validate(app, action);
+	cli::add_dev(app, action);
 
 	// zbatch help [CMD [SUBCMD]]: the same text as CMD --help
 	std::vector<std::string> topic;
@@ -45,7 +51,7 @@ int main(int argc, char **argv)
 	help->add_option("command", topic, "A command, and a subcommand of it");
 	help->footer("Examples:\n  zbatch help swap\n  zbatch help wq setup-iaa");
 	help->callback([&app, &topic, &action] {
-		action = [&app, &topic]() -> Result<int> {
+		action = [&app, &topic](Context &ctx) -> Result<int> {
 			const CLI::App *a = &app;
 			for (const auto &name : topic) {
 				const CLI::App *next = nullptr;
@@ -57,7 +63,7 @@ int main(int argc, char **argv)
 									name));
 				a = next;
 			}
-			fmt::print("{}", a->help());
+			ctx.con.print("{}", a->help());
 			return kExitOk;
 		};
 	});
@@ -77,8 +83,13 @@ int main(int argc, char **argv)
 		fmt::print(stderr, "zbatch: error: no subcommand given\n");
 		return kExitUsage;
 	}
+	StdConsole con(quiet ? Verbosity::Quiet : verbose ? Verbosity::Verbose : Verbosity::Normal);
+	Context ctx(SysfsTree(root), con);
+	ctx.json = json;
+	cli::use_real_system(ctx);
 	try {
-		auto rc = action();
+		auto rc = action(ctx);
+		con.flush();
 		if (!rc) {
 			fmt::print(stderr, "zbatch: {}: {}\n",
 				   rc.error().exit == kExitSkipped ? "skipped" : "error",

@@ -25,6 +25,13 @@ enum zbatch_codec {
 	ZBATCH_CODEC_NR,
 };
 
+/*
+ * The codecs' names, index = enum zbatch_codec: as sysfs (codec, swap
+ * devices) spells them and the acomp algorithms are named ("NAME-zbatch").
+ * Use as an initializer: { ZBATCH_CODEC_NAMES }.
+ */
+#define ZBATCH_CODEC_NAMES	"default", "deflate", "lz4", "zstd", "lzo"
+
 enum zbatch_op {
 	ZBATCH_OP_COMPRESS = 0,
 	ZBATCH_OP_DECOMPRESS = 1,
@@ -33,6 +40,11 @@ enum zbatch_op {
 /* Limits of one request and one batch. */
 #define ZBATCH_MAX_LEN		65536
 #define ZBATCH_MAX_BATCH	64
+
+/* Ranges of the runtime tunables (/sys/kernel/zbatch); writes outside: -EINVAL. */
+#define ZBATCH_TIMEOUT_MS_MIN	1
+#define ZBATCH_TIMEOUT_MS_MAX	60000
+#define ZBATCH_MAX_WQS		8	/* WQs per device; g_comp_wqs_per_iaa 0..this */
 
 /* struct zbatch_ioc_batch.flags */
 #define ZBATCH_F_NO_FALLBACK	0x1U	/* report -ETIMEDOUT, no sw rerun */

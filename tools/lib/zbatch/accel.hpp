@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "zbatch/error.hpp"
+#include "zbatch/paths.hpp"
 #include "zbatch/sysfs.hpp"
 
 namespace zbatch {
@@ -77,8 +78,6 @@ struct IaaStep {
 	std::function<Result<void>()> run;
 };
 
-// iaa_crypto's attributes (only writable while no WQ is bound to it).
-inline constexpr const char *kIaaCryptoDir = "/sys/bus/dsa/drivers/crypto";
 
 // Every step, in order: iaa_crypto's sync_mode and verify_compress while no
 // WQ is bound (already right: not written; bound WQs: EBUSY naming them and

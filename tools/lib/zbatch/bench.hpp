@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct BenchConfig {
 	size_t pages = 512;
 	unsigned int rounds = 5;
 	std::vector<uint8_t> data;		// pages * page_size bytes
+	// Called after each round: rounds done and rounds in all (over every
+	// codec and batch size), for a progress display.
+	std::function<void(unsigned int, unsigned int)> progress;
 };
 
 struct Spread {
@@ -40,6 +44,6 @@ Spread spread_of(std::vector<double> v);
 
 // Runs the configuration; fails on the first request that errs in a way
 // other than -ENOSPC, or when a round trip does not give the input back.
-Result<std::vector<BenchRow>> run_bench(const Device &dev, const BenchConfig &cfg);
+Result<std::vector<BenchRow>> run_bench(const BatchDevice &dev, const BenchConfig &cfg);
 
 } // namespace zbatch

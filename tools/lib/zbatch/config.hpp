@@ -22,6 +22,8 @@ struct Tunable {
 
 const std::vector<Tunable> &tunables();
 const Tunable *find_tunable(const std::string &key);
+// The help text, with the range of a number ("descriptor timeout (1..60000)").
+std::string tunable_help(const Tunable &t);
 
 // The value as a user writes it: "lz4" for "deflate [lz4] zstd lzo".
 Result<std::string> config_get(const SysfsTree &tree, const std::string &key);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// Device: the /dev/zbatch ioctl interface (include/uapi/linux/zbatch.h).
+// BatchDevice: what submits batches (the bench, the CLI); Device is the
+// /dev/zbatch ioctl implementation (include/uapi/linux/zbatch.h), host
+// tests give the commands a fake.
 #pragma once
 
 #include <cstdint>
@@ -9,11 +11,11 @@
 
 #include <linux/zbatch.h>
 
+#include "zbatch/codec.hpp"
 #include "zbatch/error.hpp"
+#include "zbatch/paths.hpp"
 
 namespace zbatch {
-
-inline constexpr const char *kDevicePath = "/dev/zbatch";
 
 struct Request {
 	std::span<const uint8_t> src;
@@ -27,24 +29,30 @@ struct BatchResult {
 	uint32_t nr_done = 0;
 };
 
-// Names of the codecs as sysfs spells them; index = enum zbatch_codec.
-std::string codec_name(unsigned int codec);
-Result<unsigned int> codec_from_name(const std::string &name);
+class BatchDevice {
+public:
+	virtual ~BatchDevice() = default;
+	virtual Result<zbatch_ioc_info> info() const = 0;
+	// The whole batch at once. The call fails only for errors of the batch
+	// itself; each request's own outcome is in its status.
+	virtual Result<BatchResult> submit(enum zbatch_op op, unsigned int codec,
+					   std::vector<Request> &reqs,
+					   unsigned int flags = 0) const = 0;
+};
 
-class Device {
+class Device final : public BatchDevice {
 public:
 	static Result<Device> open(const std::string &path = kDevicePath);
 	Device(Device &&other) noexcept;
 	Device &operator=(Device &&other) noexcept;
 	Device(const Device &) = delete;
 	Device &operator=(const Device &) = delete;
-	~Device();
+	~Device() override;
 
-	Result<zbatch_ioc_info> info() const;
-	// One ioctl for the whole batch. The call fails only for errors of the
-	// batch itself; each request's own outcome is in its status.
+	Result<zbatch_ioc_info> info() const override;
+	// One ioctl (ZBATCH_IOC_SUBMIT) for the whole batch.
 	Result<BatchResult> submit(enum zbatch_op op, unsigned int codec,
-				   std::vector<Request> &reqs, unsigned int flags = 0) const;
+				   std::vector<Request> &reqs, unsigned int flags = 0) const override;
 	int fd() const { return fd_; }
 
 private:

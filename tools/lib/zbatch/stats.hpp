@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "zbatch/sysfs.hpp"
+#include "zbatch/paths.hpp"
 
 namespace zbatch {
 
@@ -25,7 +26,6 @@ struct Stats {
 	std::vector<Latency> latency;
 };
 
-inline constexpr const char *kDebugDir = "/sys/kernel/debug/zbatch";
 
 // Skipped (77) when debugfs or the module is not there.
 Result<Stats> read_stats(const SysfsTree &tree);

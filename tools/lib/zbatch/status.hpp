@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "zbatch/sysfs.hpp"
+#include "zbatch/paths.hpp"
 
 namespace zbatch {
 
-inline constexpr const char *kSysfsDir = "/sys/kernel/zbatch";
 
 struct WqStatus {
 	std::string name, mode, size, priority, enabled, queued;

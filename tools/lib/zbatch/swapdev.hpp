@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "zbatch/error.hpp"
+#include "zbatch/paths.hpp"
 #include "zbatch/json.hpp"
 #include "zbatch/sysfs.hpp"
 
 namespace zbatch {
 
-inline const std::string kSwapdevCtl = "/sys/kernel/zbatch/swapdev";
 
 struct SwapdevConfig {
 	uint64_t size = 0;		// bytes

@@ -17,6 +17,7 @@ public:
 	// ("/sys/kernel/zbatch/version") and are resolved under root.
 	explicit SysfsTree(std::filesystem::path root = "/");
 
+	const std::filesystem::path &root() const { return root_; }
 	std::filesystem::path resolve(const std::string &path) const;
 	bool exists(const std::string &path) const;
 	// The file's content without the trailing newline.

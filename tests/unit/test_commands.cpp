@@ -1,0 +1,604 @@
+// SPDX-License-Identifier: GPL-2.0
+// Every subcommand of the zbatch CLI on the host, against a fake system
+// (fakes.hpp): its logic, its output, its exit code and its failure paths.
+// The guest tests (tests/vm/test_cli.cpp) run the same commands for real.
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "commands.hpp"
+#include "fakes.hpp"
+#include "zbatch/json.hpp"
+
+using namespace zbatch;
+using namespace zbatch::cli;
+
+namespace {
+
+bool contains(const std::string &text, const std::string &part)
+{
+	return text.find(part) != std::string::npos;
+}
+
+// The exit code main() turns a Result into.
+int exit_of(const Result<int> &r)
+{
+	return r ? *r : r.error().exit;
+}
+
+Json parse_json(const std::string &text)
+{
+	auto j = Json::parse(text, nullptr, false);
+	EXPECT_FALSE(j.is_discarded()) << "not JSON:\n" << text;
+	return j;
+}
+
+} // namespace
+
+// ---- status ----
+
+TEST(CmdStatus, NotLoadedFailsWithTheHint)
+{
+	FakeSystem s;
+	auto r = run_status(s.ctx);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().exit, kExitFailure);
+	EXPECT_TRUE(contains(r.error().message, "zbatch load")) << r.error().message;
+	EXPECT_EQ(s.con.out, "");
+}
+
+TEST(CmdStatus, PrintsLayoutAndMarksAWqOutOfService)
+{
+	FakeSystem s;
+	s.load_module();
+	s.tree.put("/sys/kernel/zbatch/dev0/wq0/enabled", "0\n");
+	ASSERT_EQ(exit_of(run_status(s.ctx)), 0);
+	EXPECT_TRUE(contains(s.con.out, "version 0.3.0")) << s.con.out;
+	EXPECT_TRUE(contains(s.con.out, "wq0 dedicated size 64 priority 10 OUT OF SERVICE"))
+		<< s.con.out;
+	EXPECT_FALSE(contains(s.con.out, "\033[")) << "colour without a terminal";
+}
+
+TEST(CmdStatus, ColourOnlyOnATerminal)
+{
+	FakeSystem s(Verbosity::Normal, true);
+	s.load_module();
+	s.tree.put("/sys/kernel/zbatch/dev0/wq0/enabled", "0\n");
+	ASSERT_EQ(exit_of(run_status(s.ctx)), 0);
+	EXPECT_TRUE(contains(s.con.out, "\033[31mOUT OF SERVICE\033[0m")) << s.con.out;
+}
+
+TEST(CmdStatus, JsonIsOneValidDocument)
+{
+	FakeSystem s;
+	s.load_module();
+	s.tree.unreadable("/sys/kernel/zbatch/dev0/engines");
+	s.ctx.json = true;
+	ASSERT_EQ(exit_of(run_status(s.ctx)), 0);
+	auto j = parse_json(s.con.out);
+	EXPECT_EQ(j["version"], "0.3.0");
+	EXPECT_TRUE(j["devices"][0]["engines"].is_null()) << s.con.out;
+	EXPECT_FALSE(j["errors"].empty());
+}
+
+// ---- load / unload ----
+
+TEST(CmdLoad, LoadsWithParametersAndSaysSo)
+{
+	FakeSystem s;
+	auto r = run_load(s.ctx, {"kmod/zbatch.ko", {"devices=2", "engines=4"}});
+	ASSERT_EQ(exit_of(r), 0) << r.error().message;
+	ASSERT_EQ(s.modules.loads.size(), 1u);
+	EXPECT_EQ(s.modules.loads[0].first, "kmod/zbatch.ko");
+	EXPECT_EQ(s.modules.loads[0].second, "devices=2 engines=4");
+	EXPECT_EQ(s.con.out, "zbatch loaded\n");
+}
+
+TEST(CmdLoad, QuietPrintsNothingVerbosePrintsTheStep)
+{
+	FakeSystem q(Verbosity::Quiet);
+	ASSERT_EQ(exit_of(run_load(q.ctx, {"m.ko", {}})), 0);
+	EXPECT_EQ(q.con.out, "");
+	FakeSystem v(Verbosity::Verbose);
+	ASSERT_EQ(exit_of(run_load(v.ctx, {"m.ko", {"wqs=2"}})), 0);
+	EXPECT_TRUE(contains(v.con.err, "loading m.ko with its dependencies, parameters 'wqs=2'"))
+		<< v.con.err;
+}
+
+TEST(CmdLoad, AlreadyLoadedIsNotAnError)
+{
+	FakeSystem s;
+	s.load_module();
+	ASSERT_EQ(exit_of(run_load(s.ctx, {"m.ko", {}})), 0);
+	EXPECT_TRUE(s.modules.loads.empty());
+	EXPECT_TRUE(contains(s.con.out, "already loaded (version 0.3.0)")) << s.con.out;
+}
+
+TEST(CmdLoad, BadParameterAndLoadErrorsFail)
+{
+	FakeSystem s;
+	auto r = run_load(s.ctx, {"m.ko", {"=1"}});
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "--param '=1': expected KEY=VALUE");
+	EXPECT_TRUE(s.modules.loads.empty());
+	s.modules.load_result = fail(EINVAL, "loading m.ko: Invalid argument");
+	r = run_load(s.ctx, {"m.ko", {"devices=99"}});
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().exit, kExitFailure);
+	EXPECT_TRUE(contains(r.error().message, "Invalid argument"));
+}
+
+TEST(CmdLoad, NotRootSkips)
+{
+	FakeSystem s;
+	s.root = false;
+	auto r = run_load(s.ctx, {"m.ko", {}});
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().exit, kExitSkipped);
+	EXPECT_EQ(r.error().message, "loading a module needs root");
+}
+
+TEST(CmdUnload, InUseNamesTheUsers)
+{
+	FakeSystem s;
+	s.load_module();
+	s.modules.refs["zbatch"] = 2;
+	s.tree.put("/sys/block/zbatchswap1/size", "0\n");
+	s.tree.put("/sys/module/zswap/parameters/compressor", "lz4-zbatch\n");
+	auto r = run_unload(s.ctx);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().code, EBUSY);
+	EXPECT_TRUE(contains(r.error().message, "refcount 2")) << r.error().message;
+	EXPECT_TRUE(contains(r.error().message, "zbatch dev destroy 1")) << r.error().message;
+	EXPECT_TRUE(contains(r.error().message, "zswap (compressor lz4-zbatch")) << r.error().message;
+	EXPECT_TRUE(s.modules.loaded("zbatch"));
+}
+
+TEST(CmdUnload, UnloadsAndNotLoadedIsFine)
+{
+	FakeSystem s;
+	s.load_module();
+	ASSERT_EQ(exit_of(run_unload(s.ctx)), 0);
+	EXPECT_FALSE(s.modules.loaded("zbatch"));
+	EXPECT_EQ(s.con.out, "zbatch unloaded\n");
+	ASSERT_EQ(exit_of(run_unload(s.ctx)), 0);
+	EXPECT_EQ(s.con.out, "zbatch unloaded\nzbatch is not loaded\n");
+}
+
+// ---- config ----
+
+TEST(CmdConfig, WithoutModuleSkips)
+{
+	FakeSystem s;
+	EXPECT_EQ(exit_of(run_config_get(s.ctx, "codec")), kExitSkipped);
+	EXPECT_EQ(exit_of(run_config_set(s.ctx, "codec", "lz4")), kExitSkipped);
+}
+
+TEST(CmdConfig, GetSetAndValidation)
+{
+	FakeSystem s(Verbosity::Verbose);
+	s.load_module();
+	ASSERT_EQ(exit_of(run_config_get(s.ctx, "codec")), 0);
+	EXPECT_EQ(s.con.out, "lz4\n");
+	ASSERT_EQ(exit_of(run_config_set(s.ctx, "timeout_ms", "250")), 0);
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/timeout_ms"), "250");
+	EXPECT_TRUE(contains(s.con.err, "writing '250' to /sys/kernel/zbatch/timeout_ms"));
+	auto r = run_config_set(s.ctx, "timeout_ms", "60001");
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "timeout_ms: '60001' is not a number from 1 to 60000");
+	r = run_config_set(s.ctx, "codec", "gzip");
+	ASSERT_FALSE(r);
+	EXPECT_TRUE(contains(r.error().message, "not one of: default, deflate, lz4, zstd, lzo"))
+		<< r.error().message;
+	r = run_config_get(s.ctx, "nope");
+	ASSERT_FALSE(r);
+	EXPECT_TRUE(contains(r.error().message, "unknown key 'nope'"));
+}
+
+TEST(CmdConfig, JsonGetAllAndOne)
+{
+	FakeSystem s;
+	s.load_module();
+	s.ctx.json = true;
+	ASSERT_EQ(exit_of(run_config_get(s.ctx, "")), 0);
+	auto j = parse_json(s.con.out);
+	EXPECT_EQ(j["sync_mode"], "sync");
+	EXPECT_EQ(j["timeout_ms"], "1000");
+	s.con.out.clear();
+	ASSERT_EQ(exit_of(run_config_get(s.ctx, "codec")), 0);
+	EXPECT_EQ(parse_json(s.con.out)["codec"], "lz4");
+}
+
+TEST(CmdConfig, SaveThenLoadAllOrNothing)
+{
+	FakeSystem s;
+	s.load_module();
+	const std::string file = (s.tree.root() / "cfg.json").string();
+	ASSERT_EQ(exit_of(run_config_save(s.ctx, file)), 0);
+	EXPECT_TRUE(contains(s.con.out, "tunables saved to")) << s.con.out;
+	auto r = run_config_save(s.ctx, "/nonexistent-dir/x.json");
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "cannot write /nonexistent-dir/x.json");
+	std::ofstream(file) << R"({"timeout_ms": 20, "codec": "zstd"})";
+	ASSERT_EQ(exit_of(run_config_load(s.ctx, file)), 0);
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/timeout_ms"), "20");
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/codec"), "zstd");
+	std::ofstream(file) << R"({"timeout_ms": 30, "codec": "gzip"})";
+	r = run_config_load(s.ctx, file);
+	ASSERT_FALSE(r);
+	EXPECT_TRUE(contains(r.error().message, file + ": codec: 'gzip'")) << r.error().message;
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/timeout_ms"), "20");
+	r = run_config_load(s.ctx, file + ".missing");
+	ASSERT_FALSE(r);
+	EXPECT_TRUE(contains(r.error().message, "cannot read"));
+}
+
+// ---- wq ----
+
+TEST(CmdWq, ListsTheModelAndSaysWhenThereIsNoIaa)
+{
+	FakeSystem s;
+	s.load_module();
+	ASSERT_EQ(exit_of(run_wq_list(s.ctx)), 0);
+	EXPECT_TRUE(contains(s.con.out, "dev0/wq0")) << s.con.out;
+	EXPECT_TRUE(contains(s.con.out, "generic")) << s.con.out;
+	EXPECT_TRUE(contains(s.con.out, "IAA hardware: none found")) << s.con.out;
+}
+
+TEST(CmdWq, ListsIaaDevicesAndJsonHasBoth)
+{
+	FakeSystem s;
+	s.load_module();
+	s.tree.unreadable("/sys/kernel/zbatch/dev0/wq0/queued");
+	IaaDevice d{"iax1", "enabled", {}, 8};
+	d.wqs.push_back({"wq1.0", "dedicated", 128, 10, 0, "kernel", "crypto", "enabled"});
+	s.accel.devs.push_back(d);
+	ASSERT_EQ(exit_of(run_wq_list(s.ctx)), 0);
+	EXPECT_TRUE(contains(s.con.out, "iax1 (enabled, 8 engines)")) << s.con.out;
+	EXPECT_TRUE(contains(s.con.out, "wq1.0")) << s.con.out;
+	s.con.out.clear();
+	s.ctx.json = true;
+	ASSERT_EQ(exit_of(run_wq_list(s.ctx)), 0);
+	auto j = parse_json(s.con.out);
+	EXPECT_EQ(j["model"][0]["wq"], "dev0/wq0");
+	EXPECT_TRUE(j["model"][0]["queued"].is_null()) << s.con.out;
+	EXPECT_EQ(j["iaa"][0]["wqs"][0]["driver"], "crypto");
+}
+
+TEST(CmdWq, EnableDisableModelAndIaa)
+{
+	FakeSystem s;
+	s.load_module();
+	ASSERT_EQ(exit_of(run_wq_enable(s.ctx, "dev0", "wq0", false)), 0);
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/dev0/wq0/enabled"), "0");
+	EXPECT_EQ(s.con.out, "dev0/wq0 out of service\n");
+	auto r = run_wq_enable(s.ctx, "dev3", "wq0", true);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "no WQ dev3/wq0 (see zbatch wq list)");
+	ASSERT_EQ(exit_of(run_wq_enable(s.ctx, "iax1", "wq1.0", true)), 0);
+	ASSERT_EQ(s.accel.calls.size(), 1u);
+	EXPECT_EQ(s.accel.calls[0], "enable iax1/wq1.0");
+}
+
+TEST(CmdWq, ConfigRefusesModelDevices)
+{
+	FakeSystem s;
+	auto r = run_wq_config(s.ctx, "dev0", "wq0", {});
+	ASSERT_FALSE(r);
+	EXPECT_TRUE(contains(r.error().message, "not an IAA device"));
+	EXPECT_TRUE(s.accel.calls.empty());
+}
+
+TEST(CmdWq, SetupIaaDryRunWritesNothing)
+{
+	FakeSystem s;
+	s.load_module();
+	s.tree.put("/sys/bus/dsa/drivers/crypto/sync_mode", "sync\n");
+	s.tree.put("/sys/bus/dsa/drivers/crypto/verify_compress", "1\n");
+	s.tree.put("/sys/kernel/zbatch/iaa/driver", "deflate-iaa-double\n");
+	IaaDevice d{"iax1", "disabled", {}, 8};
+	d.wqs.push_back({"wq1.0", "", 0, 0, -1, "", "", "disabled"});
+	s.accel.devs.push_back(d);
+	ASSERT_EQ(exit_of(run_wq_setup_iaa(s.ctx, {}, true)), 0);
+	EXPECT_TRUE(contains(s.con.out, "would ")) << s.con.out;
+	EXPECT_TRUE(contains(s.con.out, "dry run: nothing written")) << s.con.out;
+	EXPECT_TRUE(s.accel.calls.empty());
+	EXPECT_EQ(s.read("/sys/bus/dsa/drivers/crypto/sync_mode"), "sync");
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/iaa/driver"), "deflate-iaa-double");
+
+	s.con.out.clear();
+	ASSERT_EQ(exit_of(run_wq_setup_iaa(s.ctx, {}, false)), 0);
+	EXPECT_EQ(s.read("/sys/bus/dsa/drivers/crypto/sync_mode"), "async_irq");
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/iaa/driver"), "deflate-iaa");
+	EXPECT_FALSE(s.accel.calls.empty());
+	EXPECT_TRUE(contains(s.con.out, "IAA set up")) << s.con.out;
+}
+
+// ---- stats, validate, selftest ----
+
+TEST(CmdStats, WithoutDebugfsSkips)
+{
+	FakeSystem s;
+	EXPECT_EQ(exit_of(run_stats(s.ctx, {})), kExitSkipped);
+	EXPECT_EQ(exit_of(run_stats(s.ctx, {0, 0, true})), kExitSkipped);
+}
+
+TEST(CmdStats, TableWatchAndReset)
+{
+	FakeSystem s;
+	s.load_module();
+	ASSERT_EQ(exit_of(run_stats(s.ctx, {})), 0);
+	EXPECT_TRUE(contains(s.con.out, "compress_calls")) << s.con.out;
+	s.con.out.clear();
+	ASSERT_EQ(exit_of(run_stats(s.ctx, {2, 3, false})), 0);
+	EXPECT_EQ(s.slept, (std::vector<long>{2, 2}));
+	ASSERT_EQ(exit_of(run_stats(s.ctx, {0, 0, true})), 0);
+	EXPECT_EQ(s.read("/sys/kernel/debug/zbatch/reset"), "1");
+}
+
+TEST(CmdStats, JsonWatchIsAStreamOfValidDocuments)
+{
+	FakeSystem s;
+	s.load_module();
+	s.ctx.json = true;
+	ASSERT_EQ(exit_of(run_stats(s.ctx, {1, 2, false})), 0);
+	std::stringstream in(s.con.out);
+	int docs = 0;
+	while (in >> std::ws && !in.eof()) {
+		Json j;
+		ASSERT_NO_THROW(in >> j) << s.con.out;
+		docs++;
+	}
+	EXPECT_EQ(docs, 2);
+}
+
+TEST(CmdValidate, ExitCodeFollowsTheChecks)
+{
+	FakeSystem s;
+	s.load_module();
+	ASSERT_EQ(exit_of(run_validate(s.ctx)), 0) << s.con.out;
+	EXPECT_TRUE(contains(s.con.out, "ok ")) << s.con.out;
+	s.tree.put("/sys/kernel/debug/zbatch/stats",
+		   "compress_calls 10\ndecompress_calls 5\ncompletions 14\ntimeouts 1\n");
+	s.con.out.clear();
+	EXPECT_EQ(exit_of(run_validate(s.ctx)), kExitFailure);
+	EXPECT_TRUE(contains(s.con.out, "FAIL")) << s.con.out;
+	s.con.out.clear();
+	s.ctx.json = true;
+	EXPECT_EQ(exit_of(run_validate(s.ctx)), kExitFailure);
+	auto j = parse_json(s.con.out);
+	EXPECT_EQ(j["ok"], false);
+	EXPECT_FALSE(j["checks"].empty());
+}
+
+TEST(CmdSelftest, SkipsPassesAndFails)
+{
+	FakeSystem s;
+	EXPECT_EQ(exit_of(run_selftest(s.ctx)), kExitSkipped);
+	s.load_module();
+	s.tree.put("/sys/kernel/debug/zbatch/selftest", "");
+	s.tree.put("/sys/kernel/debug/zbatch/selftest_results", "KTAP version 1\n1..2\nok 1 a\nok 2 b\n");
+	EXPECT_EQ(exit_of(run_selftest(s.ctx)), 0);
+	EXPECT_EQ(s.read("/sys/kernel/debug/zbatch/selftest"), "1");
+	EXPECT_TRUE(contains(s.con.out, "ok 2 b"));
+	s.tree.put("/sys/kernel/debug/zbatch/selftest_results", "KTAP version 1\n1..2\nok 1 a\nnot ok 2 b\n");
+	EXPECT_EQ(exit_of(run_selftest(s.ctx)), kExitFailure);
+}
+
+// ---- bench ----
+
+TEST(CmdBench, RowsPerCodecWithTheBaselineSideBySide)
+{
+	FakeSystem s;
+	BenchOptions o;
+	o.codecs = {"lz4"};
+	o.batches = {16};
+	o.pages = 32;
+	o.rounds = 3;
+	ASSERT_EQ(exit_of(run_bench(s.ctx, o)), 0) << s.con.out;
+	EXPECT_TRUE(contains(s.con.out, "32 pages of 4096 bytes (mixed), 3 rounds")) << s.con.out;
+	EXPECT_TRUE(contains(s.con.out, "lz4 ")) << s.con.out;
+	// the fake: 2 batches of 16 take 2 x 2600 ns, one by one 2 x 16000 ns
+	EXPECT_TRUE(contains(s.con.out, "6.15x")) << s.con.out;
+	// per round: compress and decompress, batched and one by one, 2 submits each
+	EXPECT_EQ(s.device.submits, 3u * 2 * 2 * 2);
+}
+
+TEST(CmdBench, EveryCodecByDefaultAndJson)
+{
+	FakeSystem s;
+	s.ctx.json = true;
+	BenchOptions o;
+	o.quick = true;
+	o.pages = 8;
+	ASSERT_EQ(exit_of(run_bench(s.ctx, o)), 0);
+	auto j = parse_json(s.con.out);
+	ASSERT_EQ(j.size(), 8u);	// 4 codecs x (compress, decompress)
+	EXPECT_EQ(j[0]["codec"], "deflate");
+	EXPECT_EQ(j[7]["codec"], "lzo");
+	EXPECT_GT(j[0]["speedup"].get<double>(), 1.0);
+}
+
+TEST(CmdBench, BadOptionsAndDeviceErrors)
+{
+	FakeSystem s;
+	BenchOptions o;
+	o.codecs = {"gzip"};
+	auto r = run_bench(s.ctx, o);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "--codec: unknown codec 'gzip' (deflate, lz4, zstd, lzo)");
+	o.codecs = {"lz4"};
+	o.batches = {65};
+	r = run_bench(s.ctx, o);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "--batch 65: must be 1..64");
+	o.batches = {4};
+	o.pages = 8;
+	s.device_error = "cannot open /dev/zbatch: No such file or directory";
+	r = run_bench(s.ctx, o);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, s.device_error);
+	s.device_error.clear();
+	s.device.fail_status = -EIO;
+	r = run_bench(s.ctx, o);
+	ASSERT_FALSE(r);
+	EXPECT_TRUE(contains(r.error().message, "compress of page 0 failed")) << r.error().message;
+}
+
+TEST(CmdBench, ModesAreRestoredAndBadModesRefused)
+{
+	FakeSystem s;
+	s.load_module();
+	BenchOptions o;
+	o.codecs = {"lz4"};
+	o.pages = 4;
+	o.rounds = 1;
+	o.modes = {"async_irq", "bogus"};
+	// the fake sysfs accepts any write: the module would refuse 'bogus'
+	ASSERT_EQ(exit_of(run_bench(s.ctx, o)), 0);
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/sync_mode"), "sync");
+	EXPECT_TRUE(contains(s.con.out, "sync_mode async_irq")) << s.con.out;
+}
+
+TEST(CmdBench, ProgressOnlyOnATerminalAndNeverWhenQuiet)
+{
+	BenchOptions o;
+	o.codecs = {"lz4"};
+	o.pages = 4;
+	o.rounds = 2;
+	FakeSystem pipe;
+	ASSERT_EQ(exit_of(run_bench(pipe.ctx, o)), 0);
+	EXPECT_EQ(pipe.con.err, "");
+	FakeSystem tty(Verbosity::Normal, true);
+	ASSERT_EQ(exit_of(run_bench(tty.ctx, o)), 0);
+	EXPECT_TRUE(contains(tty.con.err, "round 2/2")) << tty.con.err;
+	FakeSystem quiet(Verbosity::Quiet, true);
+	ASSERT_EQ(exit_of(run_bench(quiet.ctx, o)), 0);
+	EXPECT_EQ(quiet.con.err, "");
+}
+
+// ---- swap ----
+
+TEST(CmdSwap, ReportsAndVerifies)
+{
+	FakeSystem s;
+	s.workload_result->elapsed_s = 2.5;
+	s.workload_result->vmstat_delta["zswpout"] = 100;
+	SwapOptions o;
+	o.procs = 2;
+	o.size = "8M";
+	ASSERT_EQ(exit_of(run_swap(s.ctx, o)), 0);
+	EXPECT_EQ(s.workload_cfg.procs, 2u);
+	EXPECT_EQ(s.workload_cfg.bytes_per_proc, 8u << 20);
+	EXPECT_EQ(s.workload_cfg.sysroot, s.tree.root().string());
+	EXPECT_TRUE(contains(s.con.out, "2 process(es) x 8 MiB")) << s.con.out;
+	EXPECT_TRUE(contains(s.con.out, "vmstat zswpout    +100")) << s.con.out;
+	EXPECT_TRUE(contains(s.con.out, "verify: every byte intact")) << s.con.out;
+	EXPECT_FALSE(s.workload_cfg.progress) << "progress without a terminal";
+}
+
+TEST(CmdSwap, BadBytesFailAndJsonIsValid)
+{
+	FakeSystem s;
+	s.workload_result->bad_bytes = 7;
+	s.tree.put("/sys/block/zram0/mm_stat", "1 2 \"3\"\n");
+	s.ctx.json = true;
+	SwapOptions o;
+	o.snapshots = {"/sys/block/zram0/mm_stat"};
+	EXPECT_EQ(exit_of(run_swap(s.ctx, o)), kExitFailure);
+	auto j = parse_json(s.con.out);
+	EXPECT_EQ(j["bad_bytes"], 7);
+	EXPECT_EQ(j["snapshots"]["/sys/block/zram0/mm_stat"], "1 2 \"3\"");
+}
+
+TEST(CmdSwap, ErrorsNameTheOptionAtFault)
+{
+	FakeSystem s;
+	SwapOptions o;
+	o.size = "12Q";
+	auto r = run_swap(s.ctx, o);
+	ASSERT_FALSE(r);
+	EXPECT_TRUE(contains(r.error().message, "--size ")) << r.error().message;
+	o.size = "1M";
+	o.snapshots = {"/no/such/file"};
+	r = run_swap(s.ctx, o);
+	ASSERT_FALSE(r);
+	EXPECT_TRUE(contains(r.error().message, "--snapshot /no/such/file")) << r.error().message;
+	o.snapshots.clear();
+	s.workload_result = fail(EPERM, "cgroup zb: Permission denied");
+	r = run_swap(s.ctx, o);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "cgroup zb: Permission denied");
+}
+
+TEST(CmdSwap, ProgressOnATerminal)
+{
+	FakeSystem s(Verbosity::Normal, true);
+	ASSERT_EQ(exit_of(run_swap(s.ctx, {})), 0);
+	EXPECT_TRUE(contains(s.con.err, "zswpout         10")) << s.con.err;
+	EXPECT_TRUE(s.con.err.ends_with("\n"));
+}
+
+// ---- dev ----
+
+TEST(CmdDev, CreateWritesTheSettings)
+{
+	FakeSystem s;
+	s.load_module();
+	s.tree.put("/sys/kernel/zbatch/swapdev/hot_add", "3\n");
+	s.tree.put("/sys/block/zbatchswap3/zbatch/codec", "");
+	s.tree.put("/sys/block/zbatchswap3/zbatch/unit", "");
+	s.tree.put("/sys/block/zbatchswap3/zbatch/disksize", "");
+	ASSERT_EQ(exit_of(run_dev_create(s.ctx, {"1G", "zstd", "16k", -1})), 0);
+	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/codec"), "zstd");
+	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/unit"), "16k");
+	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/disksize"), "1073741824");
+	EXPECT_TRUE(contains(s.con.out, "/dev/zbatchswap3: 1073741824 bytes, zstd, 16k units"))
+		<< s.con.out;
+	s.con.out.clear();
+	s.ctx.json = true;
+	ASSERT_EQ(exit_of(run_dev_create(s.ctx, {"1G", "lz4", "4k", -1})), 0);
+	EXPECT_EQ(parse_json(s.con.out)["device"], "/dev/zbatchswap3");
+}
+
+TEST(CmdDev, CreateRefusesBadSettingsBeforeTouchingSysfs)
+{
+	FakeSystem s;
+	s.load_module();
+	auto r = run_dev_create(s.ctx, {"1G", "gzip", "4k", -1});
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "--codec gzip: one of deflate, lz4, zstd, lzo");
+	r = run_dev_create(s.ctx, {"1G", "lz4", "8k", -1});
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "--unit 8k: one of 4k, 16k, 64k");
+	r = run_dev_create(s.ctx, {"lots", "lz4", "4k", -1});
+	ASSERT_FALSE(r);
+	EXPECT_TRUE(contains(r.error().message, "--size ")) << r.error().message;
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/swapdev/hot_add"), "0");
+}
+
+TEST(CmdDev, ListAndDestroy)
+{
+	FakeSystem s;
+	EXPECT_EQ(exit_of(run_dev_list(s.ctx)), kExitSkipped);
+	s.load_module();
+	ASSERT_EQ(exit_of(run_dev_list(s.ctx)), 0);
+	EXPECT_TRUE(contains(s.con.out, "no zbatch swap device")) << s.con.out;
+	s.tree.put("/sys/block/zbatchswap0/zbatch/disksize", "1048576\n");
+	s.tree.put("/sys/block/zbatchswap0/zbatch/codec", "deflate [lz4] zstd lzo\n");
+	s.tree.put("/sys/block/zbatchswap0/zbatch/unit", "[4k] 16k 64k\n");
+	s.tree.put("/proc/swaps", "Filename Type Size Used Priority\n/dev/zbatchswap0 partition 1024 0 100\n");
+	s.con.out.clear();
+	ASSERT_EQ(exit_of(run_dev_list(s.ctx)), 0);
+	EXPECT_TRUE(contains(s.con.out, "zbatchswap0")) << s.con.out;
+	auto r = run_dev_destroy(s.ctx, 0);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().code, EBUSY);
+	EXPECT_TRUE(contains(r.error().message, "swapoff /dev/zbatchswap0")) << r.error().message;
+	s.tree.put("/proc/swaps", "Filename Type Size Used Priority\n");
+	ASSERT_EQ(exit_of(run_dev_destroy(s.ctx, 0)), 0);
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/swapdev/hot_remove"), "0");
+	r = run_dev_destroy(s.ctx, 5);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().code, ENODEV);
+}
