@@ -551,8 +551,9 @@ out:
 	return ret ?: len;
 }
 
-static const char *const unit_names[] = { "4k", "16k", "64k" };
+static const char *const unit_names[] = { ZBATCH_SWAPDEV_UNIT_NAMES };
 static const unsigned int unit_pages[] = { 1, 4, 16 };
+static_assert(ARRAY_SIZE(unit_names) == ARRAY_SIZE(unit_pages));
 
 static ssize_t unit_show(struct device *d, struct device_attribute *a, char *buf)
 {

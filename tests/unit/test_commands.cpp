@@ -307,6 +307,14 @@ TEST(CmdWq, SetupIaaDryRunWritesNothing)
 	EXPECT_EQ(s.read("/sys/kernel/zbatch/iaa/driver"), "deflate-iaa-double");
 
 	s.con.out.clear();
+	s.ctx.json = true;
+	ASSERT_EQ(exit_of(run_wq_setup_iaa(s.ctx, {}, true)), 0);
+	auto j = parse_json(s.con.out);
+	EXPECT_EQ(j["dry_run"], true);
+	EXPECT_GT(j["steps"].size(), 3u);
+	s.ctx.json = false;
+
+	s.con.out.clear();
 	ASSERT_EQ(exit_of(run_wq_setup_iaa(s.ctx, {}, false)), 0);
 	EXPECT_EQ(s.read("/sys/bus/dsa/drivers/crypto/sync_mode"), "async_irq");
 	EXPECT_EQ(s.read("/sys/kernel/zbatch/iaa/driver"), "deflate-iaa");
@@ -385,6 +393,26 @@ TEST(CmdSelftest, SkipsPassesAndFails)
 	EXPECT_EQ(exit_of(run_selftest(s.ctx)), kExitFailure);
 }
 
+TEST(CmdSelftest, JsonListsEveryTopLevelResult)
+{
+	FakeSystem s;
+	s.load_module();
+	s.ctx.json = true;
+	s.tree.put("/sys/kernel/debug/zbatch/selftest", "");
+	s.tree.put("/sys/kernel/debug/zbatch/selftest_results",
+		   "KTAP version 1\n1..3\n    ok 1 sub\nok 1 round \"trip\"\nok 2 iaa # SKIP no device\n"
+		   "not ok 3 stall\n");
+	EXPECT_EQ(exit_of(run_selftest(s.ctx)), kExitFailure);
+	auto j = parse_json(s.con.out);
+	EXPECT_EQ(j["ok"], false);
+	ASSERT_EQ(j["tests"].size(), 3u);
+	EXPECT_EQ(j["tests"][0]["name"], "round \"trip\"");
+	EXPECT_EQ(j["tests"][1]["skip"], true);
+	EXPECT_EQ(j["tests"][1]["name"], "iaa");
+	EXPECT_EQ(j["tests"][2]["ok"], false);
+	EXPECT_EQ(j["tests"][2]["number"], 3);
+}
+
 // ---- bench ----
 
 TEST(CmdBench, RowsPerCodecWithTheBaselineSideBySide)
@@ -454,10 +482,15 @@ TEST(CmdBench, ModesAreRestoredAndBadModesRefused)
 	o.pages = 4;
 	o.rounds = 1;
 	o.modes = {"async_irq", "bogus"};
-	// the fake sysfs accepts any write: the module would refuse 'bogus'
+	auto r = run_bench(s.ctx, o);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "--mode bogus: not one of: sync, async, async_irq");
+	EXPECT_EQ(s.device.submits, 0u) << "ran before every mode was checked";
+	o.modes = {"async_irq", "async"};
 	ASSERT_EQ(exit_of(run_bench(s.ctx, o)), 0);
 	EXPECT_EQ(s.read("/sys/kernel/zbatch/sync_mode"), "sync");
 	EXPECT_TRUE(contains(s.con.out, "sync_mode async_irq")) << s.con.out;
+	EXPECT_TRUE(contains(s.con.out, "sync_mode async;")) << s.con.out;
 }
 
 TEST(CmdBench, ProgressOnlyOnATerminalAndNeverWhenQuiet)

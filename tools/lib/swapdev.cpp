@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 namespace zbatch {
 
@@ -67,8 +68,9 @@ Result<SwapdevConfig> check_swapdev_config(const SwapdevConfig &c)
 		return fail(EINVAL, fmt::format("--size {}: from 4k to 1T", c.size));
 	if (std::ranges::find(codec_names(), c.codec) == codec_names().end())
 		return fail(EINVAL, fmt::format("--codec {}: one of {}", c.codec, codec_list()));
-	if (c.unit != "4k" && c.unit != "16k" && c.unit != "64k")
-		return fail(EINVAL, fmt::format("--unit {}: one of 4k, 16k, 64k", c.unit));
+	static const std::vector<std::string> units = {ZBATCH_SWAPDEV_UNIT_NAMES};
+	if (std::ranges::find(units, c.unit) == units.end())
+		return fail(EINVAL, fmt::format("--unit {}: one of {}", c.unit, fmt::join(units, ", ")));
 	return c;
 }
 

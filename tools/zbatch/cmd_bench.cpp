@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 // zbatch bench: batches against one request at a time, side by side.
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include "commands.hpp"
 #include "zbatch/json.hpp"
 #include "zbatch/bench.hpp"
+#include "zbatch/config.hpp"
 #include "zbatch/pattern.hpp"
 #include "zbatch/paths.hpp"
 #include "zbatch/sysfs.hpp"
@@ -153,14 +156,21 @@ Result<int> run_bench(Context &ctx, BenchOptions o)
 		old_mode = tree.read_choice(mode_path);
 		if (old_mode.empty())
 			return fail(ENOENT, fmt::format("--mode: cannot read {}", mode_path));
+		// every mode checked against the module's own list before any run
+		auto choices = config_choices(tree, "sync_mode");
+		if (!choices)
+			return std::unexpected(choices.error());
+		for (const auto &m : o.modes)
+			if (std::ranges::find(*choices, m) == choices->end())
+				return fail(EINVAL, fmt::format("--mode {}: not one of: {}", m,
+								fmt::join(*choices, ", ")));
 	}
 	std::vector<ModeRows> all;
 	for (const auto &m : o.modes.empty() ? std::vector<std::string>{""} : o.modes) {
 		if (!m.empty())
 			if (auto w = tree.write(mode_path, m); !w) {
 				(void)tree.write(mode_path, old_mode);
-				return fail(EINVAL, fmt::format("--mode {}: {} (sync, async, async_irq)", m,
-								w.error().message));
+				return fail(EINVAL, fmt::format("--mode {}: {}", m, w.error().message));
 			}
 		con.detail("sync_mode {}: {} codec(s) x {} batch size(s) x {} rounds\n",
 			   m.empty() ? "unchanged" : m, cfg.codecs.size(), cfg.batch_sizes.size(),

@@ -159,16 +159,22 @@ Result<int> run_wq_setup_iaa(Context &ctx, const IaaSetupOptions &o, bool dry_ru
 	auto plan = plan_iaa_setup(*ac, ctx.tree, o);
 	if (!plan)
 		return std::unexpected(plan.error());
+	Json steps = Json::array();
 	for (const auto &step : *plan) {
+		steps.push_back(step.what);
 		if (dry_run) {
-			ctx.con.print("would {}\n", step.what);
+			if (!ctx.json)
+				ctx.con.print("would {}\n", step.what);
 			continue;
 		}
-		ctx.con.note("{}\n", step.what);
+		if (!ctx.json)
+			ctx.con.note("{}\n", step.what);
 		if (auto r = step.run(); !r)
 			return fail(r.error().code, fmt::format("{}: {}", step.what, r.error().message));
 	}
-	if (dry_run)
+	if (ctx.json)
+		ctx.con.print("{}", json_text({{"dry_run", dry_run}, {"steps", steps}}));
+	else if (dry_run)
 		ctx.con.print("dry run: nothing written ({} steps)\n", plan->size());
 	else
 		ctx.con.note("IAA set up ({} steps); zbatch status shows the executor\n", plan->size());

@@ -32,6 +32,9 @@ enum zbatch_codec {
  */
 #define ZBATCH_CODEC_NAMES	"default", "deflate", "lz4", "zstd", "lzo"
 
+/* A swap device's compression units (sysfs zbatch/unit), in that order. */
+#define ZBATCH_SWAPDEV_UNIT_NAMES	"4k", "16k", "64k"
+
 enum zbatch_op {
 	ZBATCH_OP_COMPRESS = 0,
 	ZBATCH_OP_DECOMPRESS = 1,
