@@ -80,6 +80,15 @@ inline long meminfo_kb(const std::string &key)
 	return std::stol(text->substr(p));
 }
 
+// A KASAN kernel (make check-debug): its quarantine keeps freed objects
+// allocated for a while, so SUnreclaim does not come back after frees and
+// "slab stays flat" cannot be measured there (the stock kernel of make
+// check measures it).
+inline bool kasan_kernel()
+{
+	return run("grep -q ' kasan_quarantine_put$' /proc/kallsyms").status == 0;
+}
+
 // The bracketed choice of a list attribute: "a [b] c" -> "b".
 inline std::string choice(const std::string &v)
 {
