@@ -27,7 +27,8 @@ help:
 	@echo "                SIGN_KEY=key SIGN_CERT=cert.der sign the module first (Secure Boot)"
 	@echo "make deb        build/deb/zbatch-dkms_VERSION_all.deb (DKMS, Debian tooling)"
 	@echo "make fuzz       the hostile-input fuzzer in the guest (SECONDS=300, SEED=)"
-	@echo "make check-debug every tier on a lockdep/KASAN kernel (VARIANT=kcsan: KCSAN)"
+	@echo "make check-debug every tier on a lockdep/KASAN kernel (VARIANT=kcsan: KCSAN;"
+	@echo "                TIERS=\"zswap-iaa swapdev-iaa\": only these guest tiers)"
 	@echo "variables: KABI=$(KABI) KDIR=$(KDIR) BUILD=$(BUILD)"
 
 setup:
@@ -98,7 +99,7 @@ deb:
 # every tier on the debug kernel (built once, cached outside the checkout)
 VARIANT ?= debug
 check-debug: setup
-	@scripts/check-debug $(VARIANT)
+	@ZBATCH_TIERS="$(TIERS)" scripts/check-debug $(VARIANT)
 
 # make fuzz SECONDS=600 [SEED=S]: the hostile-input fuzzer alone, longer
 SECONDS ?= 300
