@@ -84,7 +84,7 @@ zbatch::WorkloadConfig pageout(size_t mib, zbatch::Pattern p, const std::string 
 	c.passes = 2;
 	c.pageout = true;
 	c.mthp = mthp;
-	c.timeout_s = 600;
+	c.timeout_s = 600 * vmtest::slow_factor();
 	return c;
 }
 

@@ -32,7 +32,7 @@ zbatch::WorkloadConfig workload(size_t mib)
 	c.bytes_per_proc = (mib << 20) / 2;
 	c.pattern = zbatch::Pattern::Mixed;
 	c.passes = 1;
-	c.timeout_s = 300;
+	c.timeout_s = 300 * vmtest::slow_factor();
 	// 4 KiB folios: zswap in 6.12 refuses large ones, and clearing huge
 	// pages under TCG is slow enough to trip the soft-lockup detector
 	c.thp = "never";

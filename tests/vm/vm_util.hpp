@@ -84,6 +84,16 @@ inline long meminfo_kb(const std::string &key)
 // allocated for a while, so SUnreclaim does not come back after frees and
 // "slab stays flat" cannot be measured there (the stock kernel of make
 // check measures it).
+// How much slower than the stock kernel the guest's kernel is (make
+// check-debug sets ZBATCH_CHECK_SLOW=4 and vm-run passes it in): the factor
+// for the time limits that only guard against a hang.
+inline unsigned slow_factor()
+{
+	const char *s = std::getenv("ZBATCH_CHECK_SLOW");
+	unsigned long v = s ? std::strtoul(s, nullptr, 10) : 1;
+	return v >= 1 && v <= 16 ? static_cast<unsigned>(v) : 1;
+}
+
 inline bool kasan_kernel()
 {
 	return run("grep -q ' kasan_quarantine_put$' /proc/kallsyms").status == 0;
