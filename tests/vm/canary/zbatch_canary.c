@@ -9,7 +9,8 @@
  *   bug=sleep    might_sleep() under a spinlock: DEBUG_ATOMIC_SLEEP
  *   bug=race     two threads incrementing a plain int: KCSAN
  *   bug=lockdep  two mutexes taken in both orders: lockdep (it switches
- *                itself off after its first report: load this one last)
+ *                itself off after its first report, and a KASAN report
+ *                switches it off too: load it after the others but uaf)
  *
  * Never load it anywhere else.
  */
@@ -47,38 +48,34 @@ static noinline void canary_sleep(void)
 /* the racy counter: plain reads and writes from two threads on purpose */
 static int canary_counter;
 
-struct canary_racer {
-	struct completion done;
-};
-
 static noinline int canary_race_fn(void *arg)
 {
-	struct canary_racer *r = arg;
+	struct completion *done = arg;
 	unsigned long end = jiffies + 3 * HZ;
 
 	while (time_before(jiffies, end)) {
 		canary_counter++;
 		cond_resched();
 	}
-	complete(&r->done);
+	complete(done);
 	return 0;
 }
 
 static noinline void canary_race(void)
 {
-	struct canary_racer r[2];
+	struct completion done[2];
 	struct task_struct *t;
 	int i, started = 0;
 
-	for (i = 0; i < ARRAY_SIZE(r); i++) {
-		init_completion(&r[i].done);
-		t = kthread_run(canary_race_fn, &r[i], "zbatch_canary/%d", i);
+	for (i = 0; i < ARRAY_SIZE(done); i++) {
+		init_completion(&done[i]);
+		t = kthread_run(canary_race_fn, &done[i], "zbatch_canary/%d", i);
 		if (IS_ERR(t))
 			break;
 		started++;
 	}
 	for (i = 0; i < started; i++)
-		wait_for_completion(&r[i].done);
+		wait_for_completion(&done[i]);
 	pr_info("zbatch_canary: counter %d\n", canary_counter);
 }
 
