@@ -43,31 +43,44 @@ static DEFINE_IDR(zb_idr);
 static struct kobject *zb_kobj;
 
 /* ---- I/O contexts, preallocated, shared by every device ---- */
-#define ZB_WIN		(ZB_UNIT_MAX_PAGES * PAGE_SIZE)	/* data per batch */
+#define ZB_WIN		(ZB_UNIT_MAX_PAGES * PAGE_SIZE)	/* data per write batch */
+/*
+ * Compressed bytes a read gathers for one unit-sized region at most: the
+ * unit's stream (a page less than the unit, or it is not stored as one)
+ * and each other page of the region compressed alone (less than a page
+ * each): under 2 * ZB_WIN, so that an empty context takes any region.
+ */
+#define ZB_OUT		(2 * ZB_WIN)
 #define ZB_IO_REQS	16
 #define ZB_IO_MAX	16
 
+/*
+ * What one request's output is for. A write compresses @pages pages from
+ * @src for slot @index on. A read decompresses @want bytes into where the
+ * request says or, for a unit read in part, into @scratch, then copies
+ * each unit page i whose bit is set in @copy to @to[i].
+ */
 struct zb_item {
 	unsigned long index;
 	unsigned int pages;
-	u8 *src;		/* write: the pages */
-	u8 *dst;		/* read: where the page goes */
-	unsigned int idx;	/* read of a unit's page: which */
-	bool partial;		/* from scratch after the batch */
-	bool req;		/* has a request (else: copy only) */
+	const u8 *src;
+	unsigned int want;
+	u8 *scratch;
+	unsigned long copy;
+	u8 *to[ZB_UNIT_MAX_PAGES];
 };
 
 struct zb_io {
 	struct list_head node;
 	struct zbatch_batch batch;
 	struct zbatch_req req[ZB_IO_REQS];
-	struct zb_item item[ZB_IO_REQS];
-	unsigned int n;		/* items */
-	unsigned int nreq;	/* requests */
+	struct zb_item item[ZB_IO_REQS];	/* item[i] says what req[i] is for */
+	unsigned int n;		/* requests */
 	unsigned int used;	/* bytes of out */
-	u8 *out;		/* compressed data in or out, ZB_WIN */
-	u8 *scratch;		/* one unit read in part, ZB_WIN */
-	const struct zb_unit *partial_unit;
+	unsigned int sused;	/* bytes of scratch */
+	unsigned int codec;
+	u8 *out;		/* compressed data in or out, ZB_OUT */
+	u8 *scratch;		/* units read in part, ZB_WIN */
 };
 
 /* io_lock (spinlock): io_free. */
@@ -90,7 +103,7 @@ static int io_pool_grow(unsigned int want)
 		struct zb_io *io = kzalloc(sizeof(*io), GFP_KERNEL);
 
 		if (io) {
-			io->out = kvmalloc(ZB_WIN, GFP_KERNEL);
+			io->out = kvmalloc(ZB_OUT, GFP_KERNEL);
 			io->scratch = kvmalloc(ZB_WIN, GFP_KERNEL);
 		}
 		if (!io || !io->out || !io->scratch) {
@@ -130,17 +143,23 @@ static struct zb_io *io_take(void)
 	return io;
 }
 
+/* An empty batch; the previous one, if any, has finished. */
+static void io_reset(struct zb_io *io)
+{
+	/* async_irq: the submitter sleeps rather than spins on the engines */
+	zbatch_batch_init(&io->batch, io->codec, ZBATCH_KF_ASYNC_IRQ);
+	io->n = 0;
+	io->used = 0;
+	io->sused = 0;
+}
+
 static struct zb_io *io_get(struct zb_swapdev *z)
 {
 	struct zb_io *io;
 
 	wait_event(io_wait, (io = io_take()) != NULL);
-	/* async_irq: the submitter sleeps rather than spins on the engines */
-	zbatch_batch_init(&io->batch, z->codec, ZBATCH_KF_ASYNC_IRQ);
-	io->n = 0;
-	io->nreq = 0;
-	io->used = 0;
-	io->partial_unit = NULL;
+	io->codec = z->codec;
+	io_reset(io);
 	return io;
 }
 
@@ -152,31 +171,36 @@ static void io_put(struct zb_io *io)
 	wake_up(&io_wait);
 }
 
-static void io_add(struct zb_io *io, enum zbatch_op op, const void *src,
-		   unsigned int slen, void *dst, unsigned int dlen)
+static struct zb_item *io_add(struct zb_io *io, enum zbatch_op op, const void *src,
+			      unsigned int slen, void *dst, unsigned int dlen)
 {
-	zbatch_req_init(&io->req[io->nreq], op, src, slen, dst, dlen);
-	zbatch_batch_add(&io->batch, &io->req[io->nreq]);
-	io->nreq++;
+	struct zb_item *it = &io->item[io->n];
+
+	zbatch_req_init(&io->req[io->n], op, src, slen, dst, dlen);
+	zbatch_batch_add(&io->batch, &io->req[io->n]);
+	io->n++;
+	it->want = dlen;
+	it->copy = 0;
+	return it;
 }
 
 static void io_run(struct zb_swapdev *z, struct zb_io *io, int rw)
 {
 	if (zbatch_submit(&io->batch) == -EINPROGRESS)
 		zbatch_wait(&io->batch);
-	atomic64_inc(&z->batch_hist[rw][io->nreq]);
+	atomic64_inc(&z->batch_hist[rw][io->n]);
 }
 
 /* ---- write ---- */
 static int io_store(struct zb_swapdev *z, struct zb_io *io)
 {
-	unsigned int i, p, r = 0;
-	int ret;
+	unsigned int i, p;
+	int ret = 0;
 
 	io_run(z, io, WRITE);
-	for (i = 0; i < io->n; i++) {
+	for (i = 0; i < io->n && !ret; i++) {
 		struct zb_item *it = &io->item[i];
-		struct zbatch_req *req = &io->req[r++];
+		struct zbatch_req *req = &io->req[i];
 
 		if (!req->status && it->pages == 1) {
 			unsigned int len = req->produced;
@@ -199,17 +223,15 @@ static int io_store(struct zb_swapdev *z, struct zb_io *io)
 				zb_stat_add(z, ZBS_UNIT_FALLBACKS, 1);
 			if (req->status != -ENOSPC)
 				zb_stat_add(z, ZBS_COMP_ERRORS, 1);
-			for (p = 0, ret = 0; p < it->pages && !ret; p++)
+			for (p = 0; p < it->pages && !ret; p++)
 				ret = zb_store_page(z, it->index + p,
 						    it->src + p * PAGE_SIZE, PAGE_SIZE);
 		}
-		if (ret)
-			return ret;
 	}
-	return 0;
+	return ret;
 }
 
-static int zb_write(struct zb_swapdev *z, unsigned long index, u8 *src,
+static int zb_write(struct zb_swapdev *z, unsigned long index, const u8 *src,
 		    unsigned int pages)
 {
 	int ret = 0;
@@ -219,6 +241,7 @@ static int zb_write(struct zb_swapdev *z, unsigned long index, u8 *src,
 
 		while (pages && io->n < ZB_IO_REQS) {
 			unsigned int np = 1, cap;
+			struct zb_item *it;
 			unsigned long word;
 
 			if (z->unit_pages > 1 && !(index % z->unit_pages) &&
@@ -231,18 +254,18 @@ static int zb_write(struct zb_swapdev *z, unsigned long index, u8 *src,
 			} else {
 				/* a unit must save a page, or it is not worth it */
 				cap = np == 1 ? PAGE_SIZE : (np - 1) * PAGE_SIZE;
-				io_add(io, ZBATCH_OP_COMPRESS, src, np * PAGE_SIZE,
-				       io->out + io->used, cap);
-				io->item[io->n++] = (struct zb_item){
-					.index = index, .pages = np, .src = src, .req = true,
-				};
+				it = io_add(io, ZBATCH_OP_COMPRESS, src, np * PAGE_SIZE,
+					    io->out + io->used, cap);
+				it->index = index;
+				it->pages = np;
+				it->src = src;
 				io->used += np * PAGE_SIZE;
 			}
 			src += np * PAGE_SIZE;
 			index += np;
 			pages -= np;
 		}
-		if (io->nreq)
+		if (io->n)
 			ret = io_store(z, io);
 		io_put(io);
 	}
@@ -252,163 +275,186 @@ static int zb_write(struct zb_swapdev *z, unsigned long index, u8 *src,
 /* ---- read ---- */
 static int io_load(struct zb_swapdev *z, struct zb_io *io)
 {
-	unsigned int i, r = 0;
+	unsigned int i, p;
 
-	if (io->nreq)
-		io_run(z, io, READ);
+	if (!io->n)
+		return 0;
+	io_run(z, io, READ);
 	for (i = 0; i < io->n; i++) {
 		struct zb_item *it = &io->item[i];
+		struct zbatch_req *req = &io->req[i];
 
-		if (it->req) {
-			struct zbatch_req *req = &io->req[r++];
-			unsigned int want = it->partial ? req->dlen : it->pages * PAGE_SIZE;
-
-			if (req->status || req->produced != want) {
-				/* redone on the device's own context, once */
-				zbatch_req_init(req, ZBATCH_OP_DECOMPRESS, req->src, req->slen,
-						req->dst, req->dlen);
-				mutex_lock(&z->rescue_lock);
-				zbatch_run_inline(&z->rescue, req, z->codec);
-				mutex_unlock(&z->rescue_lock);
-				zb_stat_add(z, ZBS_DECOMP_REDONE, 1);
-				if (req->status || req->produced != want)
-					return req->status ?: -EIO;
-			}
+		if (req->status || req->produced != it->want) {
+			/* redone on the device's own context, once */
+			zbatch_req_init(req, ZBATCH_OP_DECOMPRESS, req->src, req->slen,
+					req->dst, req->dlen);
+			mutex_lock(&z->rescue_lock);
+			zbatch_run_inline(&z->rescue, req, z->codec);
+			mutex_unlock(&z->rescue_lock);
+			zb_stat_add(z, ZBS_DECOMP_REDONE, 1);
+			if (req->status || req->produced != it->want)
+				return req->status ?: -EIO;
 		}
-		if (it->partial)
-			memcpy(it->dst, io->scratch + it->idx * PAGE_SIZE, PAGE_SIZE);
+		for_each_set_bit(p, &it->copy, ZB_UNIT_MAX_PAGES)
+			memcpy(it->to[p], it->scratch + p * PAGE_SIZE, PAGE_SIZE);
 	}
 	return 0;
 }
 
 /*
- * Copy what slot @index holds: empty, same-filled and raw pages straight
- * into @dst; a compressed page or unit's stream into @cbuf (at most
- * @room bytes) for decompression after the slot is unlocked.
- * Returns 0, or -ENOSPC when the stream does not fit in @room.
+ * Read @n pages from @index, all in one unit-sized region, to @dst[0..n).
+ * The region's slots are locked together (in index order, as a unit's
+ * writer locks them), so each page read is what its slot holds at one
+ * instant, decided under its lock: same-filled, empty and raw pages are
+ * copied now; a compressed page, and the stream of the unit that pages
+ * still belong to, are copied into @io->out for the batch (io_load()).
+ * A region meets one unit at most: a unit's slots are set together
+ * (zb_store_unit()) and a unit fills its region.
+ *
+ * A unit whose pages are all still its own, all read, into contiguous
+ * memory, is decompressed straight there. Otherwise (read in part; a page
+ * of it rewritten, same-filled, discarded or freed; pages scattered) it is
+ * decompressed once into scratch and only the pages that still belong to
+ * it are copied out.
+ *
+ * Return: 0; -EAGAIN when @io has no room left for the region (run it,
+ * then retry on the empty context, which takes any region); -EIO when a
+ * slot breaks the store's invariants.
  */
-enum zb_kind { ZB_FILLED, ZB_PAGE, ZB_UNIT };
-struct zb_snap {
-	enum zb_kind kind;
-	unsigned int len;
-	const struct zb_unit *unit;
-	unsigned int idx;
-};
-
-static int slot_read(struct zb_swapdev *z, unsigned long index, u8 *dst,
-		     u8 *cbuf, unsigned int room, struct zb_snap *sn)
+static int read_region(struct zb_swapdev *z, struct zb_io *io,
+		       unsigned long index, u8 *const *dst, unsigned int n)
 {
-	struct zb_slot *s = &z->slots[index];
-	unsigned int i;
-	void *src;
+	unsigned int i, off = index % z->unit_pages, bytes = 0, reqs = 0;
+	const struct zb_unit *u = NULL;
+	unsigned long mine = 0;		/* region pages still in unit u */
+	bool whole = true;
+	struct zb_view v;
 	int ret = 0;
 
-	zb_slot_lock(z, index);
-	sn->kind = ZB_FILLED;
-	if (test_bit(ZB_SLOT_SAME, &s->flags)) {
-		memset64((u64 *)dst, s->handle, PAGE_SIZE / sizeof(u64));
-	} else if (test_bit(ZB_SLOT_UNIT, &s->flags)) {
-		const struct zb_unit *u = (const struct zb_unit *)s->handle;
+	zb_slots_lock(z, index, n);
+	for (i = 0; i < n; i++) {
+		zb_slot_view(z, index + i, &v);
+		if (v.kind == ZB_VIEW_PAGE) {
+			reqs++;
+			bytes += v.len;
+		} else if (v.kind == ZB_VIEW_UNIT) {
+			if (WARN_ON_ONCE((u && v.unit != u) || v.idx != off + i ||
+					 v.unit->nr_pages != z->unit_pages)) {
+				ret = -EIO;
+				goto out;
+			}
+			if (!u) {
+				reqs++;
+				bytes += v.unit->clen;
+			}
+			u = v.unit;
+			mine |= BIT(i);
+		}
+		if (i && dst[i] != dst[0] + i * PAGE_SIZE)
+			whole = false;
+	}
+	whole = whole && u && n == u->nr_pages && mine == GENMASK(n - 1, 0);
+	if (io->n + reqs > ZB_IO_REQS || io->used + bytes > ZB_OUT ||
+	    (u && !whole && io->sused + u->nr_pages * PAGE_SIZE > ZB_WIN)) {
+		ret = -EAGAIN;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		u8 *cbuf = io->out + io->used;
 
-		if (u->clen > room) {
-			ret = -ENOSPC;
+		zb_slot_view(z, index + i, &v);
+		switch (v.kind) {
+		case ZB_VIEW_EMPTY:
+			memset(dst[i], 0, PAGE_SIZE);	/* never written: zeros */
+			break;
+		case ZB_VIEW_SAME:
+			memset64((u64 *)dst[i], v.word, PAGE_SIZE / sizeof(u64));
+			break;
+		case ZB_VIEW_RAW:
+			zb_slot_copy(z, index + i, dst[i]);
+			break;
+		case ZB_VIEW_PAGE:
+			zb_slot_copy(z, index + i, cbuf);
+			io_add(io, ZBATCH_OP_DECOMPRESS, cbuf, v.len, dst[i], PAGE_SIZE);
+			io->used += v.len;
+			break;
+		case ZB_VIEW_UNIT:
+			break;		/* below, once */
+		}
+	}
+	if (u) {
+		u8 *cbuf = io->out + io->used, *scratch = io->scratch + io->sused;
+		struct zb_item *it;
+
+		zb_unit_copy(z, u, cbuf);
+		io->used += u->clen;
+		if (whole) {
+			io_add(io, ZBATCH_OP_DECOMPRESS, cbuf, u->clen, dst[0], n * PAGE_SIZE);
 			goto out;
 		}
-		for (i = 0; i < u->nr_handles; i++) {
-			unsigned int len = min_t(unsigned int, PAGE_SIZE,
-						 u->clen - i * PAGE_SIZE);
-
-			src = zs_map_object(z->pool, u->handle[i], ZS_MM_RO);
-			memcpy(cbuf + i * PAGE_SIZE, src, len);
-			zs_unmap_object(z->pool, u->handle[i]);
-		}
-		sn->kind = ZB_UNIT;
-		sn->unit = u;
-		sn->len = u->clen;
-		sn->idx = (s->flags & ZB_SLOT_IDX_MASK) >> ZB_SLOT_IDX_SHIFT;
-	} else if (s->handle) {
-		unsigned int len = s->flags & ZB_SLOT_SIZE_MASK;
-		bool raw = test_bit(ZB_SLOT_HUGE, &s->flags);
-
-		if (!raw && len > room) {
-			ret = -ENOSPC;
-			goto out;
-		}
-		src = zs_map_object(z->pool, s->handle, ZS_MM_RO);
-		memcpy(raw ? dst : cbuf, src, len);
-		zs_unmap_object(z->pool, s->handle);
-		if (!raw) {
-			sn->kind = ZB_PAGE;
-			sn->len = len;
-		}
-	} else {
-		memset(dst, 0, PAGE_SIZE);	/* never written: zeros */
+		it = io_add(io, ZBATCH_OP_DECOMPRESS, cbuf, u->clen, scratch,
+			    u->nr_pages * PAGE_SIZE);
+		it->scratch = scratch;
+		it->copy = mine << off;
+		for (i = 0; i < n; i++)
+			it->to[off + i] = dst[i];
+		io->sused += u->nr_pages * PAGE_SIZE;
+		zb_stat_add(z, ZBS_PARTIAL_READS, 1);
+		zb_stat_add(z, ZBS_PARTIAL_READ_BYTES, u->nr_pages * PAGE_SIZE);
 	}
 out:
-	zb_slot_unlock(z, index);
+	zb_slots_unlock(z, index, n);
 	return ret;
 }
 
-static int zb_read(struct zb_swapdev *z, unsigned long index, u8 *dst,
-		   unsigned int pages)
+/*
+ * A read of a bio: its pages are gathered a unit-sized region at a time,
+ * across bvecs (a bio from scattered pages reads each unit once), and the
+ * regions are batched in one I/O context.
+ */
+struct zb_reader {
+	struct zb_swapdev *z;
+	struct zb_io *io;
+	unsigned long index;		/* the region's first page */
+	unsigned int n;			/* pages gathered */
+	u8 *dst[ZB_UNIT_MAX_PAGES];
+};
+
+static int reader_region(struct zb_reader *r)
 {
-	int ret = 0;
+	int ret;
 
-	while (pages && !ret) {
-		struct zb_io *io = io_get(z);
-
-		while (pages && io->n < ZB_IO_REQS) {
-			u8 *cbuf = io->out + io->used;
-			struct zb_snap sn;
-			unsigned int np = 1;
-
-			if (slot_read(z, index, dst, cbuf, ZB_WIN - io->used, &sn))
-				break;	/* the window is full: run what we have */
-			if (sn.kind == ZB_PAGE) {
-				io_add(io, ZBATCH_OP_DECOMPRESS, cbuf, sn.len, dst, PAGE_SIZE);
-				io->item[io->n++] = (struct zb_item){ .req = true, .pages = 1 };
-				io->used += sn.len;
-			} else if (sn.kind == ZB_UNIT) {
-				unsigned int upages = sn.unit->nr_pages;
-				bool whole = !sn.idx && pages >= upages;
-
-				/* one unit in scratch per batch */
-				if (!whole && io->partial_unit && io->partial_unit != sn.unit)
-					break;
-				if (whole) {
-					/* the whole unit: straight into the pages */
-					io_add(io, ZBATCH_OP_DECOMPRESS, cbuf, sn.len, dst,
-					       upages * PAGE_SIZE);
-					io->item[io->n++] = (struct zb_item){
-						.req = true, .pages = upages,
-					};
-					io->used += sn.len;
-					np = upages;
-				} else if (io->partial_unit == sn.unit) {
-					/* already decompressed into scratch */
-					io->item[io->n++] = (struct zb_item){
-						.partial = true, .dst = dst, .idx = sn.idx,
-					};
-				} else {
-					io_add(io, ZBATCH_OP_DECOMPRESS, cbuf, sn.len,
-					       io->scratch, upages * PAGE_SIZE);
-					io->item[io->n++] = (struct zb_item){
-						.req = true, .partial = true, .dst = dst,
-						.idx = sn.idx,
-					};
-					io->used += sn.len;
-					io->partial_unit = sn.unit;
-					zb_stat_add(z, ZBS_PARTIAL_READS, 1);
-					zb_stat_add(z, ZBS_PARTIAL_READ_BYTES, upages * PAGE_SIZE);
-				}
-			}
-			dst += np * PAGE_SIZE;
-			index += np;
-			pages -= np;
-		}
-		ret = io_load(z, io);
-		io_put(io);
+	if (!r->n)
+		return 0;
+	ret = read_region(r->z, r->io, r->index, r->dst, r->n);
+	if (ret == -EAGAIN && !WARN_ON_ONCE(!r->io->n)) {
+		ret = io_load(r->z, r->io);
+		io_reset(r->io);
+		if (!ret)
+			ret = read_region(r->z, r->io, r->index, r->dst, r->n);
 	}
+	r->index += r->n;
+	r->n = 0;
+	return ret;
+}
+
+/* The next page of the bio goes to @dst. */
+static int reader_add(struct zb_reader *r, u8 *dst)
+{
+	r->dst[r->n++] = dst;
+	if ((r->index + r->n) % r->z->unit_pages)
+		return 0;
+	return reader_region(r);
+}
+
+/* Every page gathered is in @r's pages once this returns 0. */
+static int reader_finish(struct zb_reader *r)
+{
+	int ret = reader_region(r);
+
+	if (!ret)
+		ret = io_load(r->z, r->io);
+	io_reset(r->io);
 	return ret;
 }
 
@@ -428,34 +474,94 @@ static void zb_discard(struct zb_swapdev *z, struct bio *bio)
 	}
 }
 
-static void zb_rw(struct zb_swapdev *z, struct bio *bio)
+/*
+ * One page of the device through @bounce, for memory that the bio does
+ * not give in whole pages (O_DIRECT from a buffer aligned to 512 bytes,
+ * not to a page: the page's bytes are spread over two or three bvecs).
+ * A read finishes what @r gathered, the bounce page last, then copies.
+ */
+static int rw_bounce(struct zb_reader *r, struct bio *bio, struct bvec_iter *iter,
+		     bool write, u8 *bounce)
 {
-	unsigned long index = bio->bi_iter.bi_sector >> (PAGE_SHIFT - SECTOR_SHIFT);
-	bool write = op_is_write(bio_op(bio));
-	struct bvec_iter iter;
-	struct bio_vec bv;
+	unsigned int done = 0;
+	int ret;
+
+	if (!write) {
+		ret = reader_add(r, bounce) ?: reader_finish(r);
+		if (ret)
+			return ret;
+	}
+	while (done < PAGE_SIZE) {
+		struct bio_vec bv = bio_iter_iovec(bio, *iter);
+
+		bv.bv_len = min_t(unsigned int, bv.bv_len, PAGE_SIZE - done);
+		if (write)
+			memcpy_from_bvec(bounce + done, &bv);
+		else
+			memcpy_to_bvec(&bv, bounce + done);
+		bio_advance_iter_single(bio, iter, bv.bv_len);
+		done += bv.bv_len;
+	}
+	return write ? zb_write(r->z, r->index++, bounce, 1) : 0;
+}
+
+static int rw_pages(struct zb_reader *r, u8 *p, unsigned int pages, bool write)
+{
 	int ret = 0;
 
-	if (bio->bi_iter.bi_sector & (PAGE_SECTORS - 1)) {
+	if (write) {
+		ret = zb_write(r->z, r->index, p, pages);
+		r->index += pages;
+		return ret;
+	}
+	while (pages-- && !ret) {
+		ret = reader_add(r, p);
+		p += PAGE_SIZE;
+	}
+	return ret;
+}
+
+static void zb_rw(struct zb_swapdev *z, struct bio *bio)
+{
+	bool write = op_is_write(bio_op(bio));
+	struct bvec_iter iter = bio->bi_iter;
+	struct zb_reader r = {
+		.z = z, .index = iter.bi_sector >> (PAGE_SHIFT - SECTOR_SHIFT),
+	};
+	struct page *bounce = NULL;
+	int ret = 0;
+
+	if ((iter.bi_sector & (PAGE_SECTORS - 1)) || (iter.bi_size & ~PAGE_MASK) ||
+	    r.index + (iter.bi_size >> PAGE_SHIFT) > z->nr_pages) {
 		zb_stat_add(z, ZBS_INVALID_IO, 1);
 		ret = -EINVAL;
 		goto out;
 	}
-	/* a multi-page bvec is contiguous memory: a folio arrives whole */
-	bio_for_each_bvec(bv, bio, iter) {
+	if (!write)
+		r.io = io_get(z);
+	while (iter.bi_size && !ret) {
+		/* a multi-page bvec is contiguous memory: a folio arrives whole */
+		struct bio_vec bv = mp_bvec_iter_bvec(bio->bi_io_vec, iter);
 		unsigned int pages = bv.bv_len >> PAGE_SHIFT;
-		u8 *p = page_address(bv.bv_page) + bv.bv_offset;
 
-		if (bv.bv_len & (PAGE_SIZE - 1) || index + pages > z->nr_pages) {
-			zb_stat_add(z, ZBS_INVALID_IO, 1);
-			ret = -EINVAL;
-			break;
+		if (pages && !(bv.bv_offset & ~PAGE_MASK)) {
+			ret = rw_pages(&r, bvec_virt(&bv), pages, write);
+			bio_advance_iter_single(bio, &iter, pages << PAGE_SHIFT);
+			continue;
 		}
-		ret = write ? zb_write(z, index, p, pages) : zb_read(z, index, p, pages);
-		if (ret)
-			break;
-		index += pages;
+		/* never for swap: its pages are whole */
+		if (!bounce)
+			bounce = alloc_page(GFP_NOIO | __GFP_NOWARN);
+		ret = bounce ? rw_bounce(&r, bio, &iter, write, page_address(bounce)) :
+			       -ENOMEM;
 	}
+	if (!write) {
+		if (!ret)
+			ret = reader_finish(&r);
+		io_put(r.io);
+	}
+	if (bounce)
+		__free_page(bounce);
 out:
 	if (ret) {
 		zb_stat_add(z, write ? ZBS_FAILED_WRITES : ZBS_FAILED_READS, 1);
@@ -624,23 +730,30 @@ static u64 st(struct zb_swapdev *z, enum zb_dev_stat s)
 	return atomic64_read(&z->stats[s]);
 }
 
-/* As zram's mm_stat, in the same order. */
+/*
+ * As zram's mm_stat, field for field: orig_data_size compr_data_size
+ * mem_used_total mem_limit mem_used_max same_pages pages_compacted
+ * huge_pages huge_pages_since (Documentation/ABI/zbatch).
+ */
 static ssize_t mm_stat_show(struct device *d, struct device_attribute *a, char *buf)
 {
 	struct zb_swapdev *z = dev_z(d);
+	struct zs_pool_stats ps = {};
 	u64 used = 0;
 
 	down_read(&z->init_lock);
-	if (z->pool)
+	if (z->pool) {
 		used = zs_get_total_pages(z->pool);
+		zs_pool_stats(z->pool, &ps);
+	}
 	up_read(&z->init_lock);
-	return sysfs_emit(buf, "%8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu\n",
+	return sysfs_emit(buf, "%8llu %8llu %8llu %8llu %8llu %8llu %8lu %8llu %8llu\n",
 			  st(z, ZBS_ORIG_PAGES) << PAGE_SHIFT, st(z, ZBS_COMPR_BYTES),
 			  used << PAGE_SHIFT,
 			  (u64)READ_ONCE(z->mem_limit_pages) << PAGE_SHIFT,
 			  st(z, ZBS_MAX_USED_PAGES) << PAGE_SHIFT,
-			  st(z, ZBS_SAME_PAGES), 0ULL, st(z, ZBS_HUGE_PAGES),
-			  st(z, ZBS_HUGE_PAGES));
+			  st(z, ZBS_SAME_PAGES), atomic_long_read(&ps.pages_compacted),
+			  st(z, ZBS_HUGE_PAGES), st(z, ZBS_HUGE_PAGES_SINCE));
 }
 
 /* As zram's io_stat: failed_reads failed_writes invalid_io notify_free. */

@@ -30,6 +30,16 @@
 #define ZB_SLOT_IDX_SHIFT	20	/* page index within its unit */
 #define ZB_SLOT_IDX_MASK	(0xfUL << ZB_SLOT_IDX_SHIFT)
 
+/*
+ * The layout holds only where a page's size fits the size field and a
+ * unit's pages fit the index field: 4 KiB pages (x86-64 and the 4K
+ * configurations of other architectures). Refuse to build elsewhere
+ * rather than store a raw page's size as 0 (64 KiB: the lock bit set).
+ */
+static_assert(PAGE_SIZE <= ZB_SLOT_SIZE_MASK, "zbatch swapdev: pages over 64 KiB - 1");
+static_assert(PAGE_SIZE == 4096, "zbatch swapdev: units are 4/16/64 KiB of 4 KiB pages");
+static_assert(ZB_UNIT_MAX_PAGES - 1 <= ZB_SLOT_IDX_MASK >> ZB_SLOT_IDX_SHIFT);
+
 struct zb_slot {
 	unsigned long flags;
 	unsigned long handle;
@@ -38,7 +48,9 @@ struct zb_slot {
 /*
  * A multi-page unit: compressed as one stream, stored as ceil(clen /
  * PAGE_SIZE) zsmalloc objects (zsmalloc takes at most a page per object),
- * freed when its last page is freed or overwritten.
+ * at a unit-aligned index; its slots are all set at once. A page leaves
+ * its unit when its slot is rewritten, same-filled, discarded or freed,
+ * and never comes back: the unit is freed when its last page leaves it.
  */
 struct zb_unit {
 	atomic_t live;			/* pages of the unit still stored */
@@ -53,6 +65,7 @@ enum zb_dev_stat {
 	ZBS_COMPR_BYTES,	/* compressed bytes stored (units once) */
 	ZBS_SAME_PAGES,
 	ZBS_HUGE_PAGES,		/* stored raw: did not compress */
+	ZBS_HUGE_PAGES_SINCE,	/* stored raw, ever */
 	ZBS_UNITS,		/* units stored now */
 	ZBS_UNIT_FALLBACKS,	/* units that did not compress: pages raw */
 	ZBS_FAILED_READS,
@@ -103,12 +116,37 @@ static inline void zb_stat_add(struct zb_swapdev *z, enum zb_dev_stat s, s64 n)
 	atomic64_add(n, &z->stats[s]);
 }
 
+/* What a slot holds, as a read sees it under the slot's lock. */
+enum zb_view_kind {
+	ZB_VIEW_EMPTY,		/* never written, discarded or freed: zeros */
+	ZB_VIEW_SAME,		/* @word repeated */
+	ZB_VIEW_RAW,		/* a page stored as it is */
+	ZB_VIEW_PAGE,		/* a page compressed alone, @len bytes */
+	ZB_VIEW_UNIT,		/* page @idx of @unit */
+};
+
+struct zb_view {
+	enum zb_view_kind kind;
+	unsigned int len;
+	unsigned int idx;
+	unsigned long word;
+	const struct zb_unit *unit;
+};
+
 /* swapdev_store.c */
 int zb_store_init(struct zb_swapdev *z, u64 disksize);
 void zb_store_destroy(struct zb_swapdev *z);
 void zb_slot_lock(struct zb_swapdev *z, unsigned long index);
 bool zb_slot_trylock(struct zb_swapdev *z, unsigned long index);
 void zb_slot_unlock(struct zb_swapdev *z, unsigned long index);
+/* @n slots from @index, in index order: every multi-slot locker's order. */
+void zb_slots_lock(struct zb_swapdev *z, unsigned long index, unsigned int n);
+void zb_slots_unlock(struct zb_swapdev *z, unsigned long index, unsigned int n);
+/* Under the slot's lock: what it holds; a RAW or PAGE slot's bytes. */
+void zb_slot_view(struct zb_swapdev *z, unsigned long index, struct zb_view *v);
+void zb_slot_copy(struct zb_swapdev *z, unsigned long index, void *dst);
+/* Under the lock of a slot of @u: its compressed stream, @u->clen bytes. */
+void zb_unit_copy(struct zb_swapdev *z, const struct zb_unit *u, void *dst);
 /* Free what slot @index holds; under its lock. */
 void zb_slot_free(struct zb_swapdev *z, unsigned long index);
 void zb_store_same(struct zb_swapdev *z, unsigned long index, unsigned long word);

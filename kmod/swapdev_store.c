@@ -10,8 +10,12 @@
  *
  * Locking: a bit spinlock per slot (ZB_SLOT_LOCK) protects the slot; a
  * unit's live count is atomic, dropped under the lock of each of its
- * slots. Nothing here sleeps with a slot locked: allocations happen before
- * the lock is taken, and a zsmalloc mapping is held only to copy.
+ * slots, so a unit stays allocated while any of its slots is locked and
+ * still holds it. Whoever locks several slots (a unit's writer, a reader
+ * of a region) locks them in index order and holds at most a unit's
+ * worth; single-slot lockers nest in nothing. Nothing here sleeps with a
+ * slot locked: allocations happen before the lock is taken, and a
+ * zsmalloc mapping is held only to copy.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -40,6 +44,20 @@ bool zb_slot_trylock(struct zb_swapdev *z, unsigned long index)
 void zb_slot_unlock(struct zb_swapdev *z, unsigned long index)
 {
 	bit_spin_unlock(ZB_SLOT_LOCK, &z->slots[index].flags);
+}
+
+void zb_slots_lock(struct zb_swapdev *z, unsigned long index, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		zb_slot_lock(z, index + i);
+}
+
+void zb_slots_unlock(struct zb_swapdev *z, unsigned long index, unsigned int n)
+{
+	while (n--)
+		zb_slot_unlock(z, index + n);
 }
 
 static bool slot_test(struct zb_slot *s, int bit)
@@ -124,6 +142,8 @@ void zb_store_same(struct zb_swapdev *z, unsigned long index, unsigned long word
 	struct zb_slot *s = &z->slots[index];
 
 	zb_slot_lock(z, index);
+	if (slot_test(s, ZB_SLOT_UNIT))
+		zb_stat_add(z, ZBS_PARTIAL_WRITES, 1);
 	zb_slot_free(z, index);
 	s->handle = word;
 	__set_bit(ZB_SLOT_SAME, &s->flags);
@@ -169,6 +189,7 @@ int zb_store_page(struct zb_swapdev *z, unsigned long index, const void *data,
 	if (len == PAGE_SIZE) {
 		__set_bit(ZB_SLOT_HUGE, &s->flags);
 		zb_stat_add(z, ZBS_HUGE_PAGES, 1);
+		zb_stat_add(z, ZBS_HUGE_PAGES_SINCE, 1);
 	}
 	zb_stat_add(z, ZBS_COMPR_BYTES, len);
 	zb_stat_add(z, ZBS_ORIG_PAGES, 1);
@@ -204,16 +225,17 @@ int zb_store_unit(struct zb_swapdev *z, unsigned long index,
 	atomic_set(&u->live, nr_pages);
 	zb_stat_add(z, ZBS_UNITS, 1);
 	zb_stat_add(z, ZBS_COMPR_BYTES, clen);
+	/* all at once: a reader of the region sees the old pages or the unit */
+	zb_slots_lock(z, index, nr_pages);
 	for (i = 0; i < nr_pages; i++) {
 		struct zb_slot *s = &z->slots[index + i];
 
-		zb_slot_lock(z, index + i);
 		zb_slot_free(z, index + i);
 		s->handle = (unsigned long)u;
 		s->flags |= BIT(ZB_SLOT_UNIT) | ((unsigned long)i << ZB_SLOT_IDX_SHIFT);
-		zb_stat_add(z, ZBS_ORIG_PAGES, 1);
-		zb_slot_unlock(z, index + i);
 	}
+	zb_stat_add(z, ZBS_ORIG_PAGES, nr_pages);
+	zb_slots_unlock(z, index, nr_pages);
 	used_max(z);
 	return 0;
 
@@ -222,6 +244,53 @@ err_free:
 		zs_free(z->pool, u->handle[i]);
 	kfree(u);
 	return -ENOMEM;
+}
+
+void zb_slot_view(struct zb_swapdev *z, unsigned long index, struct zb_view *v)
+{
+	struct zb_slot *s = &z->slots[index];
+
+	if (slot_test(s, ZB_SLOT_SAME)) {
+		*v = (struct zb_view){ .kind = ZB_VIEW_SAME, .word = s->handle };
+	} else if (slot_test(s, ZB_SLOT_UNIT)) {
+		*v = (struct zb_view){
+			.kind = ZB_VIEW_UNIT,
+			.unit = (const struct zb_unit *)s->handle,
+			.idx = (s->flags & ZB_SLOT_IDX_MASK) >> ZB_SLOT_IDX_SHIFT,
+		};
+	} else if (!s->handle) {
+		*v = (struct zb_view){ .kind = ZB_VIEW_EMPTY };
+	} else {
+		*v = (struct zb_view){
+			.kind = slot_test(s, ZB_SLOT_HUGE) ? ZB_VIEW_RAW : ZB_VIEW_PAGE,
+			.len = s->flags & ZB_SLOT_SIZE_MASK,
+		};
+	}
+}
+
+static void object_copy(struct zb_swapdev *z, unsigned long h, void *dst,
+			unsigned int len)
+{
+	const void *src = zs_map_object(z->pool, h, ZS_MM_RO);
+
+	memcpy(dst, src, len);
+	zs_unmap_object(z->pool, h);
+}
+
+void zb_slot_copy(struct zb_swapdev *z, unsigned long index, void *dst)
+{
+	struct zb_slot *s = &z->slots[index];
+
+	object_copy(z, s->handle, dst, s->flags & ZB_SLOT_SIZE_MASK);
+}
+
+void zb_unit_copy(struct zb_swapdev *z, const struct zb_unit *u, void *dst)
+{
+	unsigned int i;
+
+	for (i = 0; i < u->nr_handles; i++)
+		object_copy(z, u->handle[i], dst + i * PAGE_SIZE,
+			    min_t(unsigned int, PAGE_SIZE, u->clen - i * PAGE_SIZE));
 }
 
 int zb_store_init(struct zb_swapdev *z, u64 disksize)

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+// The model checker (tests/model, build/tests/zbatch_model) in the guest,
+// over every unit size and codec, alone and concurrent, as a block device
+// and under swap, with zram beside it as the control: the same program
+// must pass on zram, so that a failure is the device's, not the
+// program's. Each run prints its seed; ZBATCH_MODEL_SEED replays one,
+// ZBATCH_MODEL_OPS sets the operations per run (make fuzz runs longer).
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "vm_util.hpp"
+
+using namespace vmtest;
+
+namespace {
+
+const std::string kModel = ZBATCH_MODEL;
+
+std::string env(const char *k, const std::string &def)
+{
+	const char *v = std::getenv(k);
+	return v && *v ? v : def;
+}
+
+// The swap device suites run with one codec (ZBATCH_SWAPDEV_CODEC: the
+// IAA tier's deflate); otherwise every codec zbatch serves.
+std::vector<std::string> codecs()
+{
+	if (const char *c = std::getenv("ZBATCH_SWAPDEV_CODEC"))
+		return {c};
+	return {"lz4", "zstd", "deflate", "lzo"};
+}
+
+// A device under test: zbatch's or zram's, removed at the end.
+struct Target {
+	bool zram = false;
+	int id = -1;
+	std::string path;
+
+	Target() = default;
+	Target(const Target &) = delete;
+	Target(Target &&o) noexcept : zram(o.zram), id(o.id), path(o.path) { o.id = -1; }
+
+	static Target zbatch(const std::string &unit, const std::string &codec,
+			     const std::string &size)
+	{
+		Target t;
+		t.id = std::stoi(sysfs_read(kSys + "/swapdev/hot_add"));
+		auto dir = "/sys/block/zbatchswap" + std::to_string(t.id) + "/zbatch";
+		EXPECT_EQ(sysfs_write(dir + "/unit", unit), 0);
+		EXPECT_EQ(sysfs_write(dir + "/codec", codec), 0);
+		EXPECT_EQ(sysfs_write(dir + "/disksize", size), 0);
+		t.path = "/dev/zbatchswap" + std::to_string(t.id);
+		return t;
+	}
+	static Target zram_dev(const std::string &size)
+	{
+		Target t;
+		t.zram = true;
+		EXPECT_EQ(run("modprobe zram num_devices=0").status, 0);
+		t.id = std::stoi(sysfs_read("/sys/class/zram-control/hot_add"));
+		auto dir = "/sys/block/zram" + std::to_string(t.id);
+		EXPECT_EQ(sysfs_write(dir + "/comp_algorithm", "lz4"), 0);
+		EXPECT_EQ(sysfs_write(dir + "/disksize", size), 0);
+		t.path = "/dev/zram" + std::to_string(t.id);
+		return t;
+	}
+	~Target()
+	{
+		if (id < 0)
+			return;
+		auto ctl = zram ? std::string("/sys/class/zram-control") : kSys + "/swapdev";
+
+		EXPECT_EQ(sysfs_write(ctl + "/hot_remove", std::to_string(id)), 0) << path;
+	}
+};
+
+// Huge pages on request (MADV_HUGEPAGE) for the run: the checker's
+// multi-page buffers are THP-backed; the guest boots with THP off.
+struct ThpMadvise {
+	const std::string knob = "/sys/kernel/mm/transparent_hugepage/enabled";
+	std::string old = choice(sysfs_read(knob));
+
+	ThpMadvise() { EXPECT_EQ(sysfs_write(knob, "madvise"), 0); }
+	~ThpMadvise() { sysfs_write(knob, old); }
+};
+
+// Runs the checker; its whole output (seed, summary, or the first
+// difference and the operations before it) goes into the test's log.
+void check(const std::string &args)
+{
+	std::string seed = env("ZBATCH_MODEL_SEED", "");
+	auto cmd = kModel + " " + args + (seed.empty() ? "" : " --seed " + seed) + " 2>&1";
+	auto r = run(cmd);
+	std::cout << r.output;
+	EXPECT_EQ(r.status, 0) << cmd << "\n" << r.output;
+}
+
+std::string ops(unsigned int def)
+{
+	return " --ops " + env("ZBATCH_MODEL_OPS", std::to_string(def));
+}
+
+struct BlockCase {
+	std::string dev;	// zram, or a zbatch unit size
+	std::string codec;
+};
+
+std::string unit_pages(const std::string &unit)
+{
+	return unit == "64k" ? "16" : unit == "16k" ? "4" : "1";
+}
+
+std::vector<BlockCase> block_cases()
+{
+	std::vector<BlockCase> v{{"zram", "lz4"}};
+	for (auto &c : codecs())
+		for (const char *u : {"4k", "16k", "64k"})
+			v.push_back({u, c});
+	return v;
+}
+
+std::string case_name(const ::testing::TestParamInfo<BlockCase> &i)
+{
+	return i.param.dev == "zram" ? "zram" : i.param.codec + "_" + i.param.dev;
+}
+
+} // namespace
+
+// One thread: every read must return exactly the last write.
+class ModelBlock : public ::testing::TestWithParam<BlockCase> {};
+
+TEST_P(ModelBlock, EveryReadReturnsTheLastWrite)
+{
+	auto &c = GetParam();
+	ThpMadvise thp;
+	auto t = c.dev == "zram" ? Target::zram_dev("8M") : Target::zbatch(c.dev, c.codec, "8M");
+	check("blockdev --device " + t.path + " --pages 2048 --unit-pages " +
+	      unit_pages(c.dev == "zram" ? "16k" : c.dev) + ops(600));
+}
+
+INSTANTIATE_TEST_SUITE_P(Model, ModelBlock, ::testing::ValuesIn(block_cases()), case_name);
+
+// Several threads on one device: each on its own slice (exact), then all
+// on one range (each page one of the writes that raced for it).
+class ModelConcurrent : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ModelConcurrent, ThreadsOnDisjointAndOverlappingRanges)
+{
+	auto &dev = GetParam();
+	auto codec = codecs().front();
+	ThpMadvise thp;
+	for (const char *mode : {"", " --overlap"}) {
+		SCOPED_TRACE(mode);
+		auto t = dev == "zram" ? Target::zram_dev("8M") : Target::zbatch(dev, codec, "8M");
+		check("blockdev --device " + t.path + " --pages 512 --threads 4 --unit-pages " +
+		      unit_pages(dev == "zram" ? "16k" : dev) + mode + ops(400));
+	}
+}
+
+INSTANTIATE_TEST_SUITE_P(Model, ModelConcurrent, ::testing::Values("zram", "4k", "16k", "64k"));
+
+// Under swap: mTHP folios paged out whole and in part, rewritten,
+// dropped, shared with a child over fork, squeezed by a balloon.
+struct SwapCase {
+	std::string dev;	// zram, or a zbatch unit size
+	std::string mthp;
+};
+
+class ModelSwap : public ::testing::TestWithParam<SwapCase> {};
+
+TEST_P(ModelSwap, EveryPageSwappedReadsBack)
+{
+	auto &c = GetParam();
+	auto t = c.dev == "zram" ? Target::zram_dev("96M")
+				 : Target::zbatch(c.dev, codecs().front(), "96M");
+	ASSERT_EQ(run("mkswap " + t.path + " >/dev/null && swapon -p 100 " + t.path).status, 0);
+	check("swap --size 48 --mthp " + c.mthp + ops(300));
+	EXPECT_EQ(run("swapoff " + t.path).status, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Model, ModelSwap,
+			 ::testing::Values(SwapCase{"zram", "64k"}, SwapCase{"4k", "64k"},
+					   SwapCase{"16k", "16k"}, SwapCase{"16k", "64k"},
+					   SwapCase{"64k", "64k"}),
+			 [](const auto &i) { return i.param.dev + "_" + i.param.mthp; });

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+// The swap device as a block device, case by case (scripts/guest-swapdev):
+// units whose pages diverged, partial reads, the memory a bio's pages
+// arrive in, the counters that say what happened. The random search over
+// the same ground is the model checker (test_model.cpp).
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <iterator>
+#include <linux/fs.h>
+#include <sstream>
+#include <string>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "vm_util.hpp"
+#include "zbatch/pattern.hpp"
+
+using namespace vmtest;
+
+namespace {
+
+constexpr size_t kPage = 4096;
+
+// A device of @unit units, created through sysfs, removed at the end.
+struct Device {
+	int id = -1;
+	std::string path, dir;
+	int fd = -1;
+
+	Device(const std::string &unit, const std::string &codec = "lz4")
+	{
+		id = std::stoi(sysfs_read(kSys + "/swapdev/hot_add"));
+		dir = "/sys/block/zbatchswap" + std::to_string(id) + "/zbatch";
+		path = "/dev/zbatchswap" + std::to_string(id);
+		EXPECT_EQ(sysfs_write(dir + "/unit", unit), 0);
+		EXPECT_EQ(sysfs_write(dir + "/codec", codec), 0);
+		EXPECT_EQ(sysfs_write(dir + "/disksize", "16M"), 0);
+		fd = ::open(path.c_str(), O_RDWR | O_DIRECT);
+		EXPECT_GE(fd, 0) << path << ": " << std::strerror(errno);
+	}
+	~Device()
+	{
+		if (fd >= 0)
+			::close(fd);
+		if (id >= 0) {
+			EXPECT_EQ(sysfs_write(kSys + "/swapdev/hot_remove", std::to_string(id)), 0);
+		}
+	}
+	int64_t unit_stat(const std::string &k) const
+	{
+		std::istringstream s(sysfs_read(dir + "/unit_stat"));
+		std::string name;
+		int64_t v;
+		while (s >> name >> v)
+			if (name == k)
+				return v;
+		ADD_FAILURE() << "unit_stat has no " << k;
+		return -1;
+	}
+	std::vector<uint64_t> mm_stat() const
+	{
+		std::istringstream s(sysfs_read(dir + "/mm_stat"));
+		std::vector<uint64_t> f;
+		uint64_t v;
+		while (s >> v)
+			f.push_back(v);
+		return f;
+	}
+};
+
+// 2 MiB of anonymous memory backed by a transparent huge page: O_DIRECT
+// from it gives the device one multi-page bvec, as a large folio does.
+struct HugeBuffer {
+	uint8_t *p = nullptr;
+	void *map = MAP_FAILED;
+	static constexpr size_t kSize = 2 << 20;
+
+	HugeBuffer()
+	{
+		map = ::mmap(nullptr, 2 * kSize, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (map == MAP_FAILED)
+			return;
+		auto a = (reinterpret_cast<uintptr_t>(map) + kSize - 1) & ~(kSize - 1);
+		p = reinterpret_cast<uint8_t *>(a);
+		::madvise(p, kSize, MADV_HUGEPAGE);
+		std::memset(p, 1, kSize);
+	}
+	~HugeBuffer()
+	{
+		if (map != MAP_FAILED)
+			::munmap(map, 2 * kSize);
+	}
+	// AnonHugePages of this mapping, from /proc/self/smaps
+	bool huge() const
+	{
+		std::ifstream f("/proc/self/smaps");
+		std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+		auto at = s.find(fmt_hex(reinterpret_cast<uintptr_t>(map)) + "-");
+		if (at == std::string::npos)
+			return false;
+		auto k = s.find("AnonHugePages:", at);
+		return k != std::string::npos && std::strtoul(s.c_str() + k + 14, nullptr, 10) > 0;
+	}
+	static std::string fmt_hex(uintptr_t v)
+	{
+		char b[32];
+		std::snprintf(b, sizeof(b), "%lx", static_cast<unsigned long>(v));
+		return b;
+	}
+};
+
+// @pages pages of data that compresses about 1.5x: a 64 KiB unit's
+// stream is then over half of the I/O context's old 64 KiB window.
+std::vector<uint8_t> half_text(size_t pages, uint64_t seed)
+{
+	auto t = zbatch::generate(zbatch::Pattern::Text, pages * kPage, seed);
+	auto r = zbatch::generate(zbatch::Pattern::Random, pages * kPage, seed + 1);
+	for (size_t i = 0; i < t.size(); i += 2048)
+		std::memcpy(t.data() + i, r.data() + i, 1024);
+	return t;
+}
+
+ssize_t preadv_pages(int fd, const std::vector<uint8_t *> &pages, off_t off)
+{
+	std::vector<iovec> iov;
+	for (auto *p : pages)
+		iov.push_back({p, kPage});
+	return ::preadv(fd, iov.data(), static_cast<int>(iov.size()), off);
+}
+
+} // namespace
+
+// The data loss of a unit read whole after one of its later pages was
+// rewritten, same-filled or discarded: each page must come back as its
+// own slot holds it, from one multi-page bvec as from scattered pages.
+TEST(SwapdevIo, UnitReadWholeAfterPagesDivergedReturnsEachPage)
+{
+	for (const char *unit : {"16k", "64k"}) {
+		SCOPED_TRACE(unit);
+		Device d(unit);
+		HugeBuffer b;
+		ASSERT_TRUE(b.p && b.huge()) << "no THP: cannot build a multi-page bvec";
+		const size_t n = std::string(unit) == "16k" ? 4 : 16;
+		auto want = zbatch::generate(zbatch::Pattern::Text, n * kPage, 7);
+		std::memcpy(b.p, want.data(), want.size());
+		ASSERT_EQ(::pwrite(d.fd, b.p, n * kPage, 0), ssize_t(n * kPage));
+		ASSERT_EQ(d.unit_stat("units"), 1);
+		int64_t pw = d.unit_stat("partial_writes");
+		// page 1 rewritten, page 2 same-filled, page n-1 discarded
+		auto other = zbatch::generate(zbatch::Pattern::Text, kPage, 99);
+		std::memcpy(b.p, other.data(), kPage);
+		ASSERT_EQ(::pwrite(d.fd, b.p, kPage, kPage), ssize_t(kPage));
+		std::memcpy(want.data() + kPage, other.data(), kPage);
+		std::memset(b.p, 0x5a, kPage);
+		ASSERT_EQ(::pwrite(d.fd, b.p, kPage, 2 * kPage), ssize_t(kPage));
+		std::memset(want.data() + 2 * kPage, 0x5a, kPage);
+		uint64_t range[2] = {(n - 1) * kPage, kPage};
+		ASSERT_EQ(::ioctl(d.fd, BLKDISCARD, range), 0) << std::strerror(errno);
+		std::memset(want.data() + (n - 1) * kPage, 0, kPage);
+		EXPECT_EQ(d.unit_stat("partial_writes") - pw, 2) << "a same-filled page into a unit "
+								    "is a partial write too";
+
+		std::memset(b.p, 0xee, n * kPage);
+		ASSERT_EQ(::pread(d.fd, b.p, n * kPage, 0), ssize_t(n * kPage));
+		for (size_t i = 0; i < n; i++)
+			EXPECT_EQ(std::memcmp(b.p + i * kPage, want.data() + i * kPage, kPage), 0)
+				<< "page " << i << " of the unit, read as one bvec";
+		std::vector<uint8_t *> pages;
+		for (size_t i = 0; i < n; i++)
+			pages.push_back(b.p + (2 * n - 1 - i) * kPage);	// scattered, reversed
+		ASSERT_EQ(preadv_pages(d.fd, pages, 0), ssize_t(n * kPage));
+		for (size_t i = 0; i < n; i++)
+			EXPECT_EQ(std::memcmp(pages[i], want.data() + i * kPage, kPage), 0)
+				<< "page " << i << " of the unit, read page by page";
+		EXPECT_EQ(d.unit_stat("units"), 1) << "the unit keeps its other pages";
+	}
+}
+
+// Reading 15 pages of a 64 KiB unit whose stream is over 32 KiB: one
+// decompression into scratch, whatever the memory (one bvec or fifteen).
+// It used to be one per page.
+TEST(SwapdevIo, PartialReadDecompressesTheUnitOnce)
+{
+	Device d("64k");
+	HugeBuffer b;
+	ASSERT_TRUE(b.p && b.huge()) << "no THP: cannot build a multi-page bvec";
+	auto data = half_text(16, 3);
+	std::memcpy(b.p, data.data(), data.size());
+	ASSERT_EQ(::pwrite(d.fd, b.p, 16 * kPage, 0), ssize_t(16 * kPage));
+	ASSERT_EQ(d.unit_stat("units"), 1) << "the data did not make a unit";
+	auto mm = d.mm_stat();
+	ASSERT_EQ(mm.size(), 9u);
+	ASSERT_GT(mm[1], 32768u) << "the stream must be over half of 64 KiB";
+
+	int64_t r0 = d.unit_stat("partial_reads");
+	ASSERT_EQ(::pread(d.fd, b.p, 15 * kPage, kPage), ssize_t(15 * kPage));
+	EXPECT_EQ(std::memcmp(b.p, data.data() + kPage, 15 * kPage), 0);
+	EXPECT_EQ(d.unit_stat("partial_reads") - r0, 1) << "one bvec";
+
+	std::vector<uint8_t *> pages;
+	for (size_t i = 0; i < 15; i++)
+		pages.push_back(b.p + (40 - 2 * i) * kPage);
+	r0 = d.unit_stat("partial_reads");
+	ASSERT_EQ(preadv_pages(d.fd, pages, kPage), ssize_t(15 * kPage));
+	for (size_t i = 0; i < 15; i++)
+		EXPECT_EQ(std::memcmp(pages[i], data.data() + (i + 1) * kPage, kPage), 0) << i;
+	EXPECT_EQ(d.unit_stat("partial_reads") - r0, 1) << "fifteen bvecs";
+	EXPECT_EQ(d.unit_stat("partial_read_bytes") % (16 * kPage), 0);
+}
+
+// O_DIRECT from a buffer aligned to 512 bytes, not to a page: the block
+// layer allows it (the device's DMA alignment is 512), so the device must
+// take a page spread over several bvecs. It answered EIO.
+TEST(SwapdevIo, DirectIoFromSectorAlignedBuffer)
+{
+	for (const char *unit : {"4k", "16k"}) {
+		SCOPED_TRACE(unit);
+		Device d(unit);
+		void *mem;
+		ASSERT_EQ(posix_memalign(&mem, kPage, 6 * kPage), 0);
+		auto *buf = static_cast<uint8_t *>(mem) + 512;
+		auto data = zbatch::generate(zbatch::Pattern::Mixed, 4 * kPage, 11);
+		std::memcpy(buf, data.data(), data.size());
+		EXPECT_EQ(::pwrite(d.fd, buf, 2 * kPage, 0), ssize_t(2 * kPage)) << std::strerror(errno);
+		EXPECT_EQ(::pwrite(d.fd, buf + 2 * kPage, 2 * kPage, 2 * kPage), ssize_t(2 * kPage))
+			<< std::strerror(errno);
+		std::memset(buf, 0, 4 * kPage);
+		EXPECT_EQ(::pread(d.fd, buf, 4 * kPage, 0), ssize_t(4 * kPage)) << std::strerror(errno);
+		EXPECT_EQ(std::memcmp(buf, data.data(), 4 * kPage), 0);
+		// and the same pages read from aligned memory
+		auto *al = static_cast<uint8_t *>(mem);
+		ASSERT_EQ(::pread(d.fd, al, 4 * kPage, 0), ssize_t(4 * kPage));
+		EXPECT_EQ(std::memcmp(al, data.data(), 4 * kPage), 0);
+		std::free(mem);
+	}
+}
+
+// mm_stat is zram's, field for field: pages stored raw now (huge_pages)
+// and ever (huge_pages_since) are two counters.
+TEST(SwapdevIo, MmStatHasZramsFields)
+{
+	Device d("4k");
+	void *mem;
+	ASSERT_EQ(posix_memalign(&mem, kPage, kPage), 0);
+	auto rnd = zbatch::generate(zbatch::Pattern::Random, kPage, 5);
+	std::memcpy(mem, rnd.data(), kPage);
+	ASSERT_EQ(::pwrite(d.fd, mem, kPage, 0), ssize_t(kPage));
+	auto a = d.mm_stat();
+	ASSERT_EQ(a.size(), 9u) << sysfs_read(d.dir + "/mm_stat");
+	EXPECT_EQ(a[7], 1u) << "huge_pages";
+	EXPECT_EQ(a[8], 1u) << "huge_pages_since";
+	auto txt = zbatch::generate(zbatch::Pattern::Text, kPage, 5);
+	std::memcpy(mem, txt.data(), kPage);
+	ASSERT_EQ(::pwrite(d.fd, mem, kPage, 0), ssize_t(kPage));
+	auto b = d.mm_stat();
+	EXPECT_EQ(b[7], 0u) << "huge_pages: the raw page was rewritten";
+	EXPECT_EQ(b[8], 1u) << "huge_pages_since never goes down";
+	EXPECT_EQ(b[0], kPage) << "orig_data_size";
+	std::free(mem);
+}
