@@ -78,16 +78,6 @@ struct Target {
 	}
 };
 
-// Huge pages on request (MADV_HUGEPAGE) for the run: the checker's
-// multi-page buffers are THP-backed; the guest boots with THP off.
-struct ThpMadvise {
-	const std::string knob = "/sys/kernel/mm/transparent_hugepage/enabled";
-	std::string old = choice(sysfs_read(knob));
-
-	ThpMadvise() { EXPECT_EQ(sysfs_write(knob, "madvise"), 0); }
-	~ThpMadvise() { sysfs_write(knob, old); }
-};
-
 // Runs the checker; its whole output (seed, summary, or the first
 // difference and the operations before it) goes into the test's log.
 void check(const std::string &args)
@@ -102,6 +92,15 @@ void check(const std::string &args)
 std::string ops(unsigned int def)
 {
 	return " --ops " + env("ZBATCH_MODEL_OPS", std::to_string(def));
+}
+
+// zram in 6.12 takes a bvec that is not a whole page (O_DIRECT from a
+// buffer aligned to 512 bytes, not to a page) for a whole page on 4 KiB
+// kernels (is_partial_io() is false there) and stores the wrong bytes:
+// the control runs without such buffers. zbatch must take them.
+std::string no_sector(const Target &t)
+{
+	return t.zram ? " --no-sector" : "";
 }
 
 struct BlockCase {
@@ -139,7 +138,7 @@ TEST_P(ModelBlock, EveryReadReturnsTheLastWrite)
 	ThpMadvise thp;
 	auto t = c.dev == "zram" ? Target::zram_dev("8M") : Target::zbatch(c.dev, c.codec, "8M");
 	check("blockdev --device " + t.path + " --pages 2048 --unit-pages " +
-	      unit_pages(c.dev == "zram" ? "16k" : c.dev) + ops(600));
+	      unit_pages(c.dev == "zram" ? "16k" : c.dev) + no_sector(t) + ops(600));
 }
 
 INSTANTIATE_TEST_SUITE_P(Model, ModelBlock, ::testing::ValuesIn(block_cases()), case_name);
@@ -157,7 +156,7 @@ TEST_P(ModelConcurrent, ThreadsOnDisjointAndOverlappingRanges)
 		SCOPED_TRACE(mode);
 		auto t = dev == "zram" ? Target::zram_dev("8M") : Target::zbatch(dev, codec, "8M");
 		check("blockdev --device " + t.path + " --pages 512 --threads 4 --unit-pages " +
-		      unit_pages(dev == "zram" ? "16k" : dev) + mode + ops(400));
+		      unit_pages(dev == "zram" ? "16k" : dev) + mode + no_sector(t) + ops(400));
 	}
 }
 

@@ -148,6 +148,7 @@ TEST(SwapdevIo, UnitReadWholeAfterPagesDivergedReturnsEachPage)
 	for (const char *unit : {"16k", "64k"}) {
 		SCOPED_TRACE(unit);
 		Device d(unit);
+		ThpMadvise thp;
 		HugeBuffer b;
 		ASSERT_TRUE(b.p && b.huge()) << "no THP: cannot build a multi-page bvec";
 		const size_t n = std::string(unit) == "16k" ? 4 : 16;
@@ -192,6 +193,7 @@ TEST(SwapdevIo, UnitReadWholeAfterPagesDivergedReturnsEachPage)
 TEST(SwapdevIo, PartialReadDecompressesTheUnitOnce)
 {
 	Device d("64k");
+	ThpMadvise thp;
 	HugeBuffer b;
 	ASSERT_TRUE(b.p && b.huge()) << "no THP: cannot build a multi-page bvec";
 	auto data = half_text(16, 3);

@@ -106,4 +106,17 @@ inline std::string choice(const std::string &v)
 	return l == std::string::npos || r == std::string::npos ? v : v.substr(l + 1, r - l - 1);
 }
 
+// Transparent huge pages on request (MADV_HUGEPAGE) while it lives: the
+// guest boots with THP off, and O_DIRECT from a THP-backed buffer is how a
+// test hands a block device one multi-page bvec, as a large folio does.
+struct ThpMadvise {
+	const std::string knob = "/sys/kernel/mm/transparent_hugepage/enabled";
+	std::string old = choice(sysfs_read(knob));
+
+	ThpMadvise() { sysfs_write(knob, "madvise"); }
+	~ThpMadvise() { sysfs_write(knob, old); }
+	ThpMadvise(const ThpMadvise &) = delete;
+	ThpMadvise &operator=(const ThpMadvise &) = delete;
+};
+
 } // namespace vmtest
