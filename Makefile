@@ -26,7 +26,8 @@ help:
 	@echo "                zbatch(8) and bash completion under PREFIX/share;"
 	@echo "                SIGN_KEY=key SIGN_CERT=cert.der sign the module first (Secure Boot)"
 	@echo "make deb        build/deb/zbatch-dkms_VERSION_all.deb (DKMS, Debian tooling)"
-	@echo "make fuzz       the hostile-input fuzzer in the guest (SECONDS=300, SEED=)"
+	@echo "make fuzz       the hostile-input fuzzer, then the swap device's model checker,"
+	@echo "                in the guest (SECONDS=300 each, SEED=, FUZZ=input|model: one)"
 	@echo "make check-debug every tier on a lockdep/KASAN kernel (VARIANT=kcsan: KCSAN;"
 	@echo "                TIERS=\"zswap-iaa swapdev-iaa\": only these guest tiers)"
 	@echo "variables: KABI=$(KABI) KDIR=$(KDIR) BUILD=$(BUILD)"
@@ -101,10 +102,15 @@ VARIANT ?= debug
 check-debug: setup
 	@ZBATCH_TIERS="$(TIERS)" scripts/check-debug $(VARIANT)
 
-# make fuzz SECONDS=600 [SEED=S]: the hostile-input fuzzer alone, longer
+# make fuzz SECONDS=600 [SEED=S] [FUZZ=input|model]: the hostile-input
+# fuzzer, then the swap device's model checker, each for SECONDS
 SECONDS ?= 300
+FUZZ ?= all
 fuzz: all
-	@scripts/vm-run -t $$(( $(SECONDS) + 300 )) -m 1G -c 2 -- scripts/guest-fuzz $(SECONDS) $(SEED)
+	@if [ "$(FUZZ)" != model ]; then scripts/vm-run -t $$(( $(SECONDS) + 300 )) -m 1G -c 2 -- \
+		scripts/guest-fuzz $(SECONDS) $(SEED); fi
+	@if [ "$(FUZZ)" != input ]; then scripts/vm-run -t $$(( $(SECONDS) + 300 )) -m 512M -c 2 -- \
+		scripts/guest-model $(SECONDS) $(SEED); fi
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

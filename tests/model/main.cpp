@@ -42,6 +42,9 @@ swap: this program is the swap user (root; swapon the device under test first)
   --mthp SIZE       large folios: 16k, 64k or none (default 64k); the mTHP
                     knobs are set for the run and restored after
   --pressure MiB    memory balloon op size (default: size / 2)
+  --memory-max MiB  run in a memory cgroup of that limit, below --size, so
+                    that reclaim swaps the region out and in all along
+                    (slots freed and reused); 0: none (default)
   --no-fork         no fork op (children checking copy-on-write over swap)
 
 Exit status: 0 passed, 1 a difference or an I/O error, 2 usage,
@@ -128,6 +131,8 @@ std::string parse(int argc, char **argv, Options &o)
 			std::string s = v ? v : "";
 			ok = s == "16k" || s == "64k" || s == "none";
 			o.swap.folio_pages = s == "16k" ? 4 : s == "64k" ? 16 : 0;
+		} else if (o.mode == "swap" && a == "--memory-max") {
+			ok = number(&o.swap.memory_max_mib);
 		} else if (o.mode == "swap" && a == "--no-fork") {
 			o.swap.fork = false;
 		} else {

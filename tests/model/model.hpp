@@ -237,6 +237,7 @@ struct SwapConfig {
 	double seconds = 0;
 	uint64_t size_mib = 64;
 	uint64_t pressure_mib = 32;
+	uint64_t memory_max_mib = 0;   // the run's memory cgroup limit; 0: none
 	unsigned folio_pages = 16;   // 4 (16k), 16 (64k); 0: none (base pages)
 	bool fork = true;
 	FILE *log = nullptr;

@@ -103,6 +103,7 @@ private:
 	void op_dontneed(uint64_t op);
 	void op_pressure(uint64_t op);
 	void op_fork(uint64_t op);
+	uint64_t fill();
 	std::string child(uint64_t op, std::span<const uint64_t> sample,
 			  std::span<const uint64_t> writes);
 	std::string summary(uint64_t ops, const std::map<std::string, uint64_t> &before,
@@ -366,6 +367,28 @@ void SwapChecker::op_fork(uint64_t op)
 		     m->difference);
 }
 
+// The first ops: every page written, whole folios at a time (so that they
+// go out as large folios), then the whole region paged out. Swap holds
+// the region from the start; what follows faults it in, rewrites and
+// drops it over slots in use, and frees slots that later swap-outs reuse.
+// Returns the next op's number.
+uint64_t SwapChecker::fill()
+{
+	uint64_t op = 1, chunk = kMaxPagesPerOp / folio_ * folio_;
+	for (uint64_t first = 0; first < pages_ && !failed_; first += chunk, op++) {
+		std::vector<uint64_t> pages(std::min(chunk, pages_ - first));
+		for (uint64_t i = 0; i < pages.size(); i++)
+			pages[i] = first + i;
+		write_pages(op, pages);
+		log_.add(fmt::format("#{} fill {}", op, list(pages)));
+	}
+	std::vector<uint64_t> all = all_pages();
+	std::string desc = fmt::format("#{} pageout {} (the whole region)", op, list(all));
+	log_.add(desc);
+	advise(op, desc, all, MADV_PAGEOUT);
+	return op + 1;
+}
+
 void SwapChecker::one_op(uint64_t op)
 {
 	std::array<unsigned, kSwapOpNames.size()> weights = {30, 22, 25, 8, 5, c_.fork ? 5u : 0u};
@@ -411,8 +434,8 @@ Result SwapChecker::run()
 	auto t0 = std::chrono::steady_clock::now();
 	auto deadline = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
 				     std::chrono::duration<double>(c_.seconds));
-	uint64_t op = 1;
-	for (; op <= c_.ops && !failed_; op++) {
+	uint64_t op = fill(), last = op + c_.ops;
+	for (; op < last && !failed_; op++) {
 		if (c_.seconds > 0 && std::chrono::steady_clock::now() >= deadline)
 			break;
 		one_op(op);
@@ -493,8 +516,60 @@ bool write_knob(const std::string &path, const std::string &value)
 
 }  // namespace
 
+namespace {
+
+// The run's own memory cgroup (v2) with memory.max below the region: the
+// region never fits, so reclaim swaps it out and in all the time (slots
+// freed and reused), not only where MADV_PAGEOUT says. The run and its
+// children are in it; it goes when the run ends.
+class MemoryCgroup {
+public:
+	std::expected<void, std::string> enter(uint64_t max_mib)
+	{
+		const std::string root = "/sys/fs/cgroup";
+		if (!fs::exists(root + "/cgroup.subtree_control"))
+			return std::unexpected("no cgroup v2 at " + root);
+		if (read_file(root + "/cgroup.subtree_control").find("memory") == std::string::npos &&
+		    !write(root + "/cgroup.subtree_control", "+memory"))
+			return std::unexpected("cannot enable the memory controller in " + root);
+		dir_ = fmt::format("{}/zbatch_model.{}", root, getpid());
+		std::error_code ec;
+		if (!fs::create_directory(dir_, ec))
+			return std::unexpected(fmt::format("cannot create {}: {}", dir_, ec.message()));
+		if (!write(dir_ + "/memory.max", fmt::format("{}M", max_mib)) ||
+		    !write(dir_ + "/cgroup.procs", std::to_string(getpid())))
+			return std::unexpected("cannot set up " + dir_);
+		return {};
+	}
+	~MemoryCgroup()
+	{
+		if (dir_.empty())
+			return;
+		write("/sys/fs/cgroup/cgroup.procs", std::to_string(getpid()));
+		std::error_code ec;
+		fs::remove(dir_, ec);
+	}
+
+private:
+	static bool write(const std::string &path, const std::string &v)
+	{
+		std::ofstream f(path);
+		f << v << "\n";
+		f.flush();
+		return static_cast<bool>(f);
+	}
+	std::string dir_;
+};
+
+} // namespace
+
 Result run_swap(const SwapConfig &c)
 {
+	MemoryCgroup cg;
+	if (c.memory_max_mib) {
+		if (auto r = cg.enter(c.memory_max_mib); !r)
+			return Result{Outcome::skip, "--memory-max: " + r.error(), {}, {}};
+	}
 	return SwapChecker(c).run();
 }
 

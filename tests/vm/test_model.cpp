@@ -174,10 +174,10 @@ class ModelSwap : public ::testing::TestWithParam<SwapCase> {};
 TEST_P(ModelSwap, EveryPageSwappedReadsBack)
 {
 	auto &c = GetParam();
-	auto t = c.dev == "zram" ? Target::zram_dev("96M")
-				 : Target::zbatch(c.dev, codecs().front(), "96M");
+	auto t = c.dev == "zram" ? Target::zram_dev("64M")
+				 : Target::zbatch(c.dev, codecs().front(), "64M");
 	ASSERT_EQ(run("mkswap " + t.path + " >/dev/null && swapon -p 100 " + t.path).status, 0);
-	check("swap --size 48 --mthp " + c.mthp + ops(300));
+	check("swap --size 32 --memory-max 16 --mthp " + c.mthp + ops(200));
 	EXPECT_EQ(run("swapoff " + t.path).status, 0);
 }
 
