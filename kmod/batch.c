@@ -45,7 +45,7 @@ void zbatch_req_init(struct zbatch_req *req, enum zbatch_op op,
 	req->slen = slen;
 	req->dst = dst;
 	req->dlen = dlen;
-	req->status = 0;
+	req->status = -EINPROGRESS;	/* until it ran: never a success */
 	req->produced = 0;
 	req->wq = NULL;
 	INIT_LIST_HEAD(&req->chain);
@@ -310,7 +310,7 @@ int zbatch_run_inline(struct zbatch_ctx *ctx, struct zbatch_req *req,
 		      unsigned int codec)
 {
 	bool sample = zbatch_stats_sample();
-	u64 t0 = sample ? local_clock() : 0;
+	u64 t0 = sample ? zbatch_clock() : 0;
 
 	if (codec == ZBATCH_CODEC_DEFAULT)
 		codec = READ_ONCE(zbatch_cfg.codec);
@@ -327,7 +327,7 @@ int zbatch_run_inline(struct zbatch_ctx *ctx, struct zbatch_req *req,
 	zbatch_stat_add(&zbatch_gstats, ZST_INLINE, 1);
 	account(&zbatch_gstats, req);
 	if (sample) {
-		u64 ns = local_clock() - t0;
+		u64 ns = zbatch_ns_since(t0);
 
 		zbatch_stats_latency(req->op, ns);
 		if (!req->status)
@@ -449,22 +449,19 @@ static void drain_here(struct zbatch_batch *batch, unsigned int max)
 
 	if (!job_claimable(job))
 		return;
+	/*
+	 * No context: every descriptor we would have run (our slice, slices
+	 * taken back or refused, a device's leftovers) fails now, so that the
+	 * batch ends; batch_redo() retries them once it can, or they report
+	 * the failure. Waiting for memory here could wait forever.
+	 */
 	ctx = zbatch_ctx_get();
-	if (!ctx) {
-		struct iax_hw_desc *d;
-
-		/* no context: fail what we would have run, lose nothing else */
-		for (n = 0; n < max && (d = zbatch_slice_claim(&job->slice[0])); n++)
-			zbatch_cr_finish(zbatch_desc_cr(d), IAX_COMP_ANALYTICS_ERROR,
-					 ZBATCH_CR_ERR_NOMEM, 0, 0);
-		zbatch_job_release(job, n);
-		return;
-	}
 	/* handoff "always" (tests): the engines run everything they were given */
 	n = zbatch_sw_drain(ctx, job, &job->slice[0], NULL,
 			    READ_ONCE(zbatch_handoff) != ZBATCH_HANDOFF_ALWAYS, max, &stolen);
-	zbatch_ctx_put(ctx);
-	if (stolen)
+	if (ctx)
+		zbatch_ctx_put(ctx);
+	if (stolen && ctx)
 		zbatch_stat_add(&zbatch_gstats, ZST_HELPED, stolen);
 	zbatch_job_release(job, n);
 }
@@ -492,9 +489,9 @@ static void job_tidy(struct zbatch_batch *batch)
 			/* a device: its descriptors are in flight, not queued */
 			limit = (u64)READ_ONCE(zbatch_cfg.timeout_ms) * NSEC_PER_MSEC;
 			if (!now)
-				now = local_clock();
-			if (now - batch->submit_ns >= limit && wq->ops->expire(wq, job)) {
-				batch->timed_out = true;
+				now = zbatch_clock();
+			if (zbatch_ns_between(batch->submit_ns, now) >= limit &&
+			    wq->ops->expire(wq, job)) {
 				zbatch_stat_add(&zbatch_gstats, ZST_TIMEOUTS, 1);
 				zbatch_stat_add(&wq->stats, ZST_TIMEOUTS, 1);
 			}
@@ -511,13 +508,12 @@ static void job_tidy(struct zbatch_batch *batch)
 			continue;
 		limit = (u64)READ_ONCE(zbatch_cfg.timeout_ms) * NSEC_PER_MSEC;
 		if (!now)
-			now = local_clock();
-		if (now - batch->submit_ns < limit)
+			now = zbatch_clock();
+		if (zbatch_ns_between(batch->submit_ns, now) < limit)
 			continue;
 		zbatch_wq_timed_out(wq);
 		if (!wq->ops->unpost(wq, s))
 			continue;	/* an executor holds it: it releases it */
-		batch->timed_out = true;
 		if (batch->flags & ZBATCH_F_NO_FALLBACK) {
 			/* the watchdog's record, as the device writes it */
 			while ((d = zbatch_slice_claim(s))) {
@@ -577,8 +573,12 @@ static bool cr_device_failed(const struct zbatch_req *req)
 
 /*
  * Redo in software what a device failed (cr_device_failed()): nothing is
- * lost to a device error, a corrupt record or a timeout. Counted per WQ:
- * a software WQ failing ZBATCH_WQ_ERR_LIMIT times in a row leaves service.
+ * lost to a device error, a corrupt record or a timeout. The device is to
+ * blame only when software then did what it did not: a stream that fails
+ * again is bad input (a caller's corrupt data), not a device error, and
+ * must not take a WQ out of service for everyone. Device errors are
+ * counted per WQ: a software WQ failing ZBATCH_WQ_ERR_LIMIT times in a
+ * row leaves service.
  */
 static void batch_redo(struct zbatch_batch *batch)
 {
@@ -595,15 +595,19 @@ static void batch_redo(struct zbatch_batch *batch)
 			ctx = zbatch_ctx_get();
 		if (!ctx)
 			return;	/* the records keep saying what failed */
+		memset(&req->cr, 0, sizeof(req->cr));
+		zbatch_sw_run(ctx, &req->desc, batch->codec, batch->job.verify);
+		n++;
+		if (cr_device_failed(req)) {
+			zbatch_stat_add(&zbatch_gstats, ZST_BAD_INPUT, 1);
+			continue;
+		}
 		zbatch_stat_add(&zbatch_gstats, ZST_DEVICE_ERRORS, 1);
 		zbatch_stat_add(&req->wq->stats, ZST_DEVICE_ERRORS, 1);
 		if (req->wq->ops == &zbatch_exec_sw)
 			zbatch_wq_device_error(req->wq);
 		else
 			iaa++;
-		memset(&req->cr, 0, sizeof(req->cr));
-		zbatch_sw_run(ctx, &req->desc, batch->codec, batch->job.verify);
-		n++;
 	}
 	if (ctx)
 		zbatch_ctx_put(ctx);
@@ -639,14 +643,15 @@ static int batch_finish(struct zbatch_batch *batch)
 		}
 	}
 	if (job->post_ns) {
-		u64 now = local_clock();
+		u64 now = zbatch_clock();
 
-		zbatch_stats_hist(ZH_SUBMIT, job->post_ns - batch->submit_ns);
-		zbatch_stats_hist(mode_hist(batch->mode, true), now - batch->submit_ns);
+		zbatch_stats_hist(ZH_SUBMIT, zbatch_ns_between(batch->submit_ns, job->post_ns));
+		zbatch_stats_hist(mode_hist(batch->mode, true),
+				  zbatch_ns_between(batch->submit_ns, now));
 		if (job->done_ns)
-			zbatch_stats_hist(ZH_COMPLETE, now - job->done_ns);
+			zbatch_stats_hist(ZH_COMPLETE, zbatch_ns_between(job->done_ns, now));
 		if (job->sample && job->sample_done_ns) {
-			u64 ns = job->sample_done_ns - batch->submit_ns;
+			u64 ns = zbatch_ns_between(batch->submit_ns, job->sample_done_ns);
 
 			zbatch_stats_hist(mode_hist(batch->mode, false), ns);
 			zbatch_stats_latency(desc_req((struct iax_hw_desc *)job->sample)->op,
@@ -712,8 +717,7 @@ int zbatch_submit(struct zbatch_batch *batch)
 	else
 		batch->mode = READ_ONCE(zbatch_cfg.sync_mode);
 	batch->finished = false;
-	batch->timed_out = false;
-	batch->submit_ns = sampled ? local_clock() : 0;
+	batch->submit_ns = sampled ? zbatch_clock() : 0;
 	job->codec = codec;
 	job->verify = READ_ONCE(zbatch_cfg.verify);
 	job->post_ns = 0;
@@ -760,11 +764,11 @@ int zbatch_submit(struct zbatch_batch *batch)
 	if (sampled) {
 		if (nr)
 			job->sample = job->desc[(unsigned int)batch->submit_ns % nr];
-		job->post_ns = local_clock();
+		job->post_ns = zbatch_clock();
 	}
 	if (k) {
 		if (!batch->submit_ns)
-			batch->submit_ns = local_clock();	/* for the timeout */
+			batch->submit_ns = zbatch_clock();	/* for the timeout */
 		job_post(batch, wq);
 		if (device)
 			zbatch_iaa_put();
@@ -840,11 +844,11 @@ int zbatch_wait(struct zbatch_batch *batch)
 		 */
 		if (!spun && batch->desc_ns &&
 		    batch->desc_ns < zbatch_cost_handoff_ns()) {
-			u64 t0 = local_clock(), limit = 2 * zbatch_cost_handoff_ns();
+			u64 t0 = zbatch_clock(), limit = 2 * zbatch_cost_handoff_ns();
 
 			spun = true;
 			while (!batch_done(batch) && !need_resched() &&
-			       local_clock() - t0 < limit)
+			       zbatch_ns_since(t0) < limit)
 				cpu_relax();
 			continue;
 		}

@@ -48,7 +48,7 @@ static void free_job(struct ioc_job *job, unsigned int n)
 		kvfree(job->in[i]);
 		kvfree(job->out[i]);
 	}
-	kfree(job);
+	kvfree(job);
 }
 
 /*
@@ -92,6 +92,12 @@ static long ioc_submit(void __user *arg)
 		return -EFAULT;
 	if (size < ZBATCH_BATCH_V1_SIZE)
 		return -EINVAL;
+	/*
+	 * A newer caller's struct may be bigger, its unknown tail zero; but
+	 * not without bound: copy_struct_from_user() would scan all of it.
+	 */
+	if (size > PAGE_SIZE)
+		return -E2BIG;
 	ret = copy_struct_from_user(&b, sizeof(b), arg, size);
 	if (ret)
 		return ret;	/* -E2BIG: unknown non-zero trailing fields */
@@ -99,7 +105,7 @@ static long ioc_submit(void __user *arg)
 	if (ret)
 		return ret;
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	job = kvzalloc(sizeof(*job), GFP_KERNEL);	/* about 20 KiB */
 	if (!job)
 		return -ENOMEM;
 	ureqs = u64_to_user_ptr(b.reqs);

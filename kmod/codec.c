@@ -352,6 +352,7 @@ static DEFINE_MUTEX(ctx_pool_lock);	/* protects ctx_pool */
 static LIST_HEAD(ctx_pool);
 
 unsigned int zbatch_fault_nomem;
+u64 zbatch_clock_skew_ns;
 static atomic_t nomem_seq;
 
 struct zbatch_ctx *zbatch_ctx_get(void)

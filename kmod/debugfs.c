@@ -311,6 +311,7 @@ void zbatch_debugfs_create(void)
 	debugfs_create_file("selftest_results", 0400, root, NULL, &results_fops);
 	/* fault injection: the submitter's context allocation fails 1 in N */
 	debugfs_create_u32("fault_nomem", 0600, root, &zbatch_fault_nomem);
+	debugfs_create_u64("clock_skew_ns", 0600, root, &zbatch_clock_skew_ns);
 	for (d = 0; d < zbatch_nr_devs; d++) {
 		struct zbatch_dev *dev = zbatch_devs[d];
 		struct dentry *dd;

@@ -81,16 +81,24 @@ static void run_one(struct zbatch_ctx *ctx, struct zbatch_job *job,
 	enum zbatch_op op = d->opcode == IAX_OPCODE_DECOMPRESS ?
 			    ZBATCH_OP_DECOMPRESS : ZBATCH_OP_COMPRESS;
 	bool sample = zbatch_stats_sample();
-	u64 t0 = sample ? local_clock() : 0;
+	u64 t0 = sample ? zbatch_clock() : 0;
 
+	if (!ctx) {
+		/* the submitter got no context: failed, batch_redo() decides */
+		zbatch_cr_finish(zbatch_desc_cr(d), IAX_COMP_ANALYTICS_ERROR,
+				 ZBATCH_CR_ERR_NOMEM, 0, 0);
+		if (d == job->sample)
+			job->sample_done_ns = zbatch_clock();
+		return;
+	}
 	if (wq && run_fault(wq, d, ctx, job)) {
 		if (d == job->sample)
-			job->sample_done_ns = local_clock();
+			job->sample_done_ns = zbatch_clock();
 		return;
 	}
 	zbatch_sw_run(ctx, d, job->codec, job->verify);
 	if (sample) {
-		u64 ns = local_clock() - t0;
+		u64 ns = zbatch_ns_since(t0);
 		const struct iax_completion_record *cr = zbatch_desc_cr(d);
 
 		zbatch_stats_hist(op == ZBATCH_OP_COMPRESS ? ZH_EXEC_COMP :
@@ -101,7 +109,7 @@ static void run_one(struct zbatch_ctx *ctx, struct zbatch_job *job,
 					 d->src1_size : cr->output_size, ns);
 	}
 	if (d == job->sample)
-		job->sample_done_ns = local_clock();
+		job->sample_done_ns = zbatch_clock();
 }
 
 unsigned int zbatch_sw_drain(struct zbatch_ctx *ctx, struct zbatch_job *job,
@@ -238,7 +246,7 @@ static void run_slice(struct zbatch_engine *e, struct zbatch_slice *s,
 	unsigned int n, stolen;
 
 	if (job->post_ns) {
-		u64 q = local_clock() - job->post_ns;
+		u64 q = zbatch_ns_since(job->post_ns);
 
 		zbatch_stats_hist(ZH_QUEUE, q);
 		zbatch_cost_handoff(q, woken);
@@ -277,7 +285,7 @@ static bool engine_spin(struct zbatch_engine *e)
 		e->spin_skip--;
 		return false;
 	}
-	t0 = local_clock();
+	t0 = zbatch_clock();
 	WRITE_ONCE(e->polling, true);
 	do {
 		for (i = 0; i < e->dev->nr_wqs; i++)
@@ -288,7 +296,7 @@ static bool engine_spin(struct zbatch_engine *e)
 			}
 		cpu_relax();
 	} while (!need_resched() && !kthread_should_stop() &&
-		 local_clock() - t0 < limit);
+		 zbatch_ns_since(t0) < limit);
 	WRITE_ONCE(e->polling, false);
 	e->spin_miss = min(e->spin_miss + 1, SPIN_MISS_MAX);
 	e->spin_skip = (1U << e->spin_miss) - 1;

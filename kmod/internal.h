@@ -76,6 +76,7 @@ enum zbatch_stat {
 	ZST_INLINE_BATCHES,	/* batches run on the submitter only */
 	ZST_INLINE,		/* run on the calling CPU by request (acomp) */
 	ZST_DEVICE_ERRORS,	/* a WQ's record said the device failed: redone */
+	ZST_BAD_INPUT,		/* ... and software failed the same: the data */
 	ZST_ERR_NOSPC,
 	ZST_ERR_BADMSG,
 	ZST_ERR_INVAL,
@@ -178,8 +179,41 @@ int zbatch_run_inline(struct zbatch_ctx *ctx, struct zbatch_req *req,
 struct zbatch_ctx *zbatch_ctx_get(void);
 /* debugfs fault_nomem: zbatch_ctx_get() fails 1 call in N (0: never) */
 extern unsigned int zbatch_fault_nomem;
+
 void zbatch_ctx_put(struct zbatch_ctx *ctx);
 void zbatch_ctx_pool_destroy(void);
+
+/*
+ * The batch core's clock: local_clock(), monotonic per CPU only. On a
+ * machine whose sched_clock is unstable across CPUs (some VMs), a reading
+ * on one CPU can be behind one taken earlier on another: every difference
+ * of two readings goes through zbatch_ns_between(), which clamps it at 0
+ * rather than wrap to about 2^64 (a hand-off average gone, a timeout
+ * firing at once). debugfs clock_skew_ns puts odd CPUs' readings ahead by
+ * that much, to test exactly this.
+ */
+extern u64 zbatch_clock_skew_ns;
+
+static inline u64 zbatch_clock(void)
+{
+	u64 skew = READ_ONCE(zbatch_clock_skew_ns), t = local_clock();
+
+	if (unlikely(skew) && (raw_smp_processor_id() & 1))
+		t += skew;
+	return t;
+}
+
+static inline u64 zbatch_ns_between(u64 t0, u64 t1)
+{
+	s64 d = (s64)(t1 - t0);
+
+	return d > 0 ? d : 0;
+}
+
+static inline u64 zbatch_ns_since(u64 t0)
+{
+	return zbatch_ns_between(t0, zbatch_clock());
+}
 
 /* ---- devices and work queues (wq.c) ---- */
 struct zbatch_dev;
@@ -288,7 +322,8 @@ void zbatch_sw_stop(struct zbatch_dev *dev);
  * slices. Returns the descriptors run; *stolen counts those not of @own.
  * At most @max descriptors. The caller releases them. @wq: the WQ whose
  * engine runs them (its faults apply), NULL for the submitter; @steal:
- * whether to take from other slices at all.
+ * whether to take from other slices at all. @ctx NULL (the submitter got
+ * none): each descriptor claimed is failed with ZBATCH_CR_ERR_NOMEM.
  */
 unsigned int zbatch_sw_drain(struct zbatch_ctx *ctx, struct zbatch_job *job,
 			     struct zbatch_slice *own, struct zbatch_wq *wq,

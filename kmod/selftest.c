@@ -701,6 +701,9 @@ static void test_api_limits(struct st_bufs *b)
 	zbatch_batch_add(&b->batch, &b->req[0]);
 	if (!why && zbatch_submit(&b->batch) != -EINVAL)
 		why = "unknown codec accepted";
+	/* a request never run must not read as a success of 0 bytes */
+	if (!why && b->req[0].status != -EINPROGRESS)
+		why = "a refused batch's request reads as done";
 	zbatch_batch_init(&b->batch, 0, 0);
 	for (i = 0; i <= ZBATCH_MAX_BATCH && !why; i++)
 		zbatch_batch_add(&b->batch, &b->req[i % ZBATCH_MAX_BATCH]);

@@ -26,6 +26,7 @@ const char *const zbatch_stat_names[ZST_NR] = {
 	[ZST_INLINE_BATCHES] = "inline_batches",
 	[ZST_INLINE] = "inline_runs",
 	[ZST_DEVICE_ERRORS] = "device_errors",
+	[ZST_BAD_INPUT] = "bad_input",
 	[ZST_ERR_NOSPC] = "err_nospc",
 	[ZST_ERR_BADMSG] = "err_badmsg",
 	[ZST_ERR_INVAL] = "err_inval",

@@ -15,7 +15,8 @@
  *
  * I/O runs in the submitter's context, like zram's (BLK_FEAT_SYNCHRONOUS):
  * pages are compressed into a preallocated I/O context (a batch, its
- * requests and 64 KiB of output), stored in zsmalloc (swapdev_store.c),
+ * requests, 128 KiB for compressed data and 64 KiB of scratch), stored in
+ * zsmalloc (swapdev_store.c),
  * and the bio is ended once, last. The write path runs in reclaim: it
  * never allocates but with GFP_NOIO, waits only for an I/O context or the
  * batch, and a failed allocation or a full pool (mem_limit) fails the
@@ -53,6 +54,10 @@ static struct kobject *zb_kobj;
 #define ZB_OUT		(2 * ZB_WIN)
 #define ZB_IO_REQS	16
 #define ZB_IO_MAX	16
+/* What read_region()'s "an empty context takes any region" rests on. */
+static_assert(ZB_IO_REQS >= ZB_UNIT_MAX_PAGES && ZB_IO_REQS <= ZBATCH_MAX_BATCH);
+static_assert(ZB_OUT >= (2 * ZB_UNIT_MAX_PAGES - 1) * PAGE_SIZE);
+static_assert(ZB_WIN <= ZBATCH_MAX_LEN && ZB_UNIT_MAX_PAGES <= BITS_PER_LONG);
 
 /*
  * What one request's output is for. A write compresses @pages pages from
@@ -521,6 +526,18 @@ static int rw_pages(struct zb_reader *r, u8 *p, unsigned int pages, bool write)
 	return ret;
 }
 
+/* Whether some of @bio's memory is not in whole pages (rw_bounce()). */
+static bool bio_needs_bounce(struct bio *bio)
+{
+	struct bvec_iter iter;
+	struct bio_vec bv;
+
+	bio_for_each_bvec(bv, bio, iter)
+		if ((bv.bv_offset | bv.bv_len) & ~PAGE_MASK)
+			return true;
+	return false;
+}
+
 static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 {
 	bool write = op_is_write(bio_op(bio));
@@ -537,6 +554,14 @@ static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 		ret = -EINVAL;
 		goto out;
 	}
+	/* never for swap, whose pages are whole; before holding a context */
+	if (bio_needs_bounce(bio)) {
+		bounce = alloc_page(GFP_NOIO | __GFP_NOWARN);
+		if (!bounce) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 	if (!write)
 		r.io = io_get(z);
 	while (iter.bi_size && !ret) {
@@ -549,20 +574,17 @@ static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 			bio_advance_iter_single(bio, &iter, pages << PAGE_SHIFT);
 			continue;
 		}
-		/* never for swap: its pages are whole */
-		if (!bounce)
-			bounce = alloc_page(GFP_NOIO | __GFP_NOWARN);
-		ret = bounce ? rw_bounce(&r, bio, &iter, write, page_address(bounce)) :
-			       -ENOMEM;
+		ret = WARN_ON_ONCE(!bounce) ? -EIO :
+		      rw_bounce(&r, bio, &iter, write, page_address(bounce));
 	}
 	if (!write) {
 		if (!ret)
 			ret = reader_finish(&r);
 		io_put(r.io);
 	}
+out:
 	if (bounce)
 		__free_page(bounce);
-out:
 	if (ret) {
 		zb_stat_add(z, write ? ZBS_FAILED_WRITES : ZBS_FAILED_READS, 1);
 		bio->bi_status = BLK_STS_IOERR;

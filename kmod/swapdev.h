@@ -31,14 +31,21 @@
 #define ZB_SLOT_IDX_MASK	(0xfUL << ZB_SLOT_IDX_SHIFT)
 
 /*
- * The layout holds only where a page's size fits the size field and a
- * unit's pages fit the index field: 4 KiB pages (x86-64 and the 4K
- * configurations of other architectures). Refuse to build elsewhere
- * rather than store a raw page's size as 0 (64 KiB: the lock bit set).
+ * What the device is built for, and refuses to build without rather than
+ * store wrong data: 4 KiB pages (a raw page's size fits the size field:
+ * with 64 KiB pages it would set the lock bit and read back as 0 bytes;
+ * a unit's pages fit the index field), 64-bit (a same-filled page's word
+ * is a u64, and bio pages are reached through the direct map: no
+ * highmem), and a kernel where the slot lock, a bit spinlock under which
+ * zsmalloc's locks are taken, may nest them (not PREEMPT_RT, where those
+ * sleep). Supported and tested: x86-64.
  */
-static_assert(PAGE_SIZE <= ZB_SLOT_SIZE_MASK, "zbatch swapdev: pages over 64 KiB - 1");
 static_assert(PAGE_SIZE == 4096, "zbatch swapdev: units are 4/16/64 KiB of 4 KiB pages");
 static_assert(ZB_UNIT_MAX_PAGES - 1 <= ZB_SLOT_IDX_MASK >> ZB_SLOT_IDX_SHIFT);
+static_assert(IS_ENABLED(CONFIG_64BIT) && !IS_ENABLED(CONFIG_HIGHMEM),
+	      "zbatch swapdev: 64-bit kernels without highmem only");
+static_assert(!IS_ENABLED(CONFIG_PREEMPT_RT),
+	      "zbatch swapdev: zsmalloc's locks sleep under PREEMPT_RT");
 
 struct zb_slot {
 	unsigned long flags;

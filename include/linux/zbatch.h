@@ -60,7 +60,8 @@ struct zbatch_req {
 	unsigned int dlen;		/* destination capacity */
 
 	/* results, valid once the batch completed */
-	int status;			/* 0, -ENOSPC, -EBADMSG, -EINVAL, ... */
+	/* 0, -ENOSPC, -EBADMSG, -EINVAL, ...; -EINPROGRESS until it ran */
+	int status;
 	unsigned int produced;
 
 	/* private to zbatch */
@@ -79,7 +80,6 @@ struct zbatch_batch {
 	/* private to zbatch */
 	int mode;			/* sync mode captured at submit */
 	bool finished;			/* results gathered */
-	bool timed_out;			/* the timeout path ran */
 	u64 submit_ns;
 	u64 desc_ns;			/* expected ns of one descriptor */
 	struct zbatch_job job;		/* what executors see */

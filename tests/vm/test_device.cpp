@@ -248,6 +248,15 @@ TEST(Device, MalformedCallsAreRefused)
 		big.extra = 0;
 		EXPECT_EQ(::ioctl(dev.fd(), ZBATCH_IOC_SUBMIT, &big) < 0 ? errno : 0, 0);
 	}
+	{
+		// a size without bound, even with a zero tail: the kernel would
+		// scan all of it (a page at most)
+		std::vector<uint64_t> huge(65536 / sizeof(uint64_t), 0);
+		zbatch_ioc_batch g = good();
+		g.size = 65536;
+		std::memcpy(huge.data(), &g, sizeof(g));
+		EXPECT_EQ(::ioctl(dev.fd(), ZBATCH_IOC_SUBMIT, huge.data()) < 0 ? errno : 0, E2BIG);
+	}
 	EXPECT_EQ(::ioctl(dev.fd(), _IO(ZBATCH_IOC_MAGIC, 77)) < 0 ? errno : 0, ENOTTY);
 	zbatch_ioc_info info{};
 	info.size = 4;

@@ -7,6 +7,9 @@
 // and come back when put back.
 #include <cerrno>
 #include <cstdio>
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -174,6 +177,69 @@ TEST(Faults, CorruptRecordsAreNotBelieved)
 	EXPECT_GT(s1["device_errors"] - s0["device_errors"], 0);
 }
 
+// A user's corrupt streams are bad input, not device errors: a software
+// redo that fails the same way clears the WQ. Batches of garbage through
+// /dev/zbatch, every descriptor handed to the WQs, used to take them out
+// of service for everyone (16 "device errors" in a row), swap included.
+TEST(Faults, CorruptInputDoesNotTakeWqsOutOfService)
+{
+	auto dev = Device::open();
+	ASSERT_TRUE(dev) << dev.error().message;
+	auto s0 = stats();
+	ASSERT_EQ(sysfs_write(kDbg + "/handoff", "always"), 0);
+	for (unsigned int b = 0; b < 8; b++) {
+		std::vector<std::vector<uint8_t>> in, out(16, std::vector<uint8_t>(4096));
+		std::vector<Request> reqs;
+		for (unsigned int i = 0; i < 16; i++)
+			in.push_back(zbatch::generate(zbatch::Pattern::Random, 1000, 16 * b + i));
+		for (unsigned int i = 0; i < 16; i++)
+			reqs.push_back({in[i], out[i]});
+		auto r = dev->submit(ZBATCH_OP_DECOMPRESS, ZBATCH_CODEC_LZ4, reqs);
+		ASSERT_TRUE(r) << r.error().message;
+		for (auto &q : reqs)
+			EXPECT_NE(q.status, 0) << "garbage decoded";
+	}
+	sysfs_write(kDbg + "/handoff", "auto");
+	auto s1 = stats();
+	for (auto &w : wqs())
+		EXPECT_EQ(sysfs_read(kSys + "/" + w + "/enabled"), "1") << w << " taken out of service";
+	EXPECT_EQ(s1["device_errors"] - s0["device_errors"], 0);
+	EXPECT_GE(s1["bad_input"] - s0["bad_input"], 100) << "the engines never saw the garbage";
+	// and the WQs still serve: a good batch is handed off
+	EXPECT_EQ(round_trips(ZBATCH_CODEC_LZ4, 32, 40), 0);
+	EXPECT_GT(stats()["handoffs"] - s1["handoffs"], 0);
+}
+
+// Clock readings from two CPUs (debugfs clock_skew_ns puts odd CPUs ahead,
+// as an unstable sched_clock can): a batch submitted on CPU 1 is stamped
+// "later" than the engine on CPU 0 reads its clock when it takes the
+// slice. The queue time must clamp at 0; it wrapped to about 2^64 and
+// wrecked the hand-off cost (and, the other way, fired timeouts at once).
+TEST(Faults, ClockSkewAcrossCpusDoesNotWrap)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		GTEST_SKIP() << "one CPU: no clock of another CPU to disagree with";
+	cpu_set_t old, one;
+	ASSERT_EQ(sched_getaffinity(0, sizeof(old), &old), 0);
+	CPU_ZERO(&one);
+	CPU_SET(1, &one);
+	ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+	auto s0 = stats();
+	ASSERT_EQ(sysfs_write(kDbg + "/clock_skew_ns", "100000000"), 0);
+	ASSERT_EQ(sysfs_write(kDbg + "/handoff", "always"), 0);
+	int lost = round_trips(ZBATCH_CODEC_LZ4, 1024, 60);
+	sysfs_write(kDbg + "/clock_skew_ns", "0");
+	sysfs_write(kDbg + "/handoff", "auto");
+	sched_setaffinity(0, sizeof(old), &old);
+	EXPECT_EQ(lost, 0);
+	auto s1 = stats();
+	EXPECT_GT(s1["handoffs"] - s0["handoffs"], 50) << "the engines never took a slice";
+	EXPECT_EQ(s1["timeouts"] - s0["timeouts"], 0);
+	auto c = zbatch::parse_kv(sysfs_read(kDbg + "/costs"));
+	EXPECT_LT(c["handoff_ns"], 1000000000) << "a cross-CPU time difference wrapped";
+	EXPECT_LT(c["handoff_warm_ns"], 1000000000) << "a cross-CPU time difference wrapped";
+}
+
 TEST(Faults, FullWqFallsBackToTheSubmitter)
 {
 	auto s0 = stats();
@@ -184,6 +250,51 @@ TEST(Faults, FullWqFallsBackToTheSubmitter)
 	auto s1 = stats();
 	EXPECT_GT(s1["enqueue_retries"] - s0["enqueue_retries"], 0);
 	EXPECT_GT(s1["sw_fallbacks"] - s0["sw_fallbacks"], 0);
+}
+
+// No context for the submitter at all (fault_nomem=1) while the WQs refuse
+// every slice (full): it must fail every descriptor it holds, its own and
+// the refused slices alike, so that the batch ends with errors. It used to
+// fail only its own slice and wait for the rest until an allocation
+// succeeded: forever here. The batch runs in a child; if it has not ended
+// in 20 s, allocations are let succeed again so that it can, and the test
+// fails.
+TEST(Faults, NoContextFailsEverySliceTheSubmitterHolds)
+{
+	Fault fault("full");
+	ASSERT_EQ(sysfs_write(kDbg + "/fault_nomem", "1"), 0);
+	pid_t pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		auto d = Device::open();
+		if (!d)
+			_exit(2);
+		std::vector<std::vector<uint8_t>> in(16), out(16, std::vector<uint8_t>(4096));
+		std::vector<Request> reqs(16);
+		for (int i = 0; i < 16; i++) {
+			in[i] = zbatch::generate(zbatch::Pattern::Text, 4096, 70 + i);
+			reqs[i] = {in[i], out[i]};
+		}
+		auto r = d->submit(ZBATCH_OP_COMPRESS, ZBATCH_CODEC_LZ4, reqs);
+		if (!r)
+			_exit(3);
+		for (auto &q : reqs)
+			if (!q.status)
+				_exit(4);	/* ran without a context? */
+		_exit(0);
+	}
+	int st = 0;
+	bool ended = false;
+	for (int i = 0; i < 200 && !ended; i++) {
+		ended = waitpid(pid, &st, WNOHANG) == pid;
+		if (!ended)
+			usleep(100000);
+	}
+	sysfs_write(kDbg + "/fault_nomem", "0");
+	if (!ended)
+		waitpid(pid, &st, 0);
+	EXPECT_TRUE(ended) << "the batch waited for memory instead of failing";
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "child status " << st;
 }
 
 // No context for the submitter: its share of a batch fails with -ENOMEM
