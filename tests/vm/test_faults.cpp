@@ -7,7 +7,9 @@
 // and come back when put back.
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <sched.h>
+#include <string>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -235,9 +237,14 @@ TEST(Faults, ClockSkewAcrossCpusDoesNotWrap)
 	auto s1 = stats();
 	EXPECT_GT(s1["handoffs"] - s0["handoffs"], 50) << "the engines never took a slice";
 	EXPECT_EQ(s1["timeouts"] - s0["timeouts"], 0);
-	auto c = zbatch::parse_kv(sysfs_read(kDbg + "/costs"));
-	EXPECT_LT(c["handoff_ns"], 1000000000) << "a cross-CPU time difference wrapped";
-	EXPECT_LT(c["handoff_warm_ns"], 1000000000) << "a cross-CPU time difference wrapped";
+	// unsigned: a wrapped difference is about 2^64, over int64's range
+	auto costs = sysfs_read(kDbg + "/costs");
+	for (const char *k : {"handoff_ns ", "handoff_warm_ns "}) {
+		auto at = costs.find(std::string("\n") + k);
+		ASSERT_NE(at, std::string::npos) << costs;
+		EXPECT_LT(std::stoull(costs.substr(at + 1 + std::strlen(k))), 1000000000ull)
+			<< k << "wrapped: a cross-CPU time difference\n" << costs;
+	}
 }
 
 TEST(Faults, FullWqFallsBackToTheSubmitter)
@@ -252,16 +259,31 @@ TEST(Faults, FullWqFallsBackToTheSubmitter)
 	EXPECT_GT(s1["sw_fallbacks"] - s0["sw_fallbacks"], 0);
 }
 
-// No context for the submitter at all (fault_nomem=1) while the WQs refuse
-// every slice (full): it must fail every descriptor it holds, its own and
-// the refused slices alike, so that the batch ends with errors. It used to
-// fail only its own slice and wait for the rest until an allocation
-// succeeded: forever here. The batch runs in a child; if it has not ended
-// in 20 s, allocations are let succeed again so that it can, and the test
-// fails.
+// No context for the submitter at all (fault_nomem=1) while the WQs hang
+// (stall): after timeout_ms the submitter takes their slices back and
+// must fail every descriptor it then holds, its own and the taken-back
+// ones alike, so that the batch ends with errors. It used to fail only
+// its own slice and wait for the rest until an allocation succeeded:
+// forever here. The batch runs in a child; if it has not ended in 20 s,
+// allocations are let succeed again so that it can, and the test fails.
 TEST(Faults, NoContextFailsEverySliceTheSubmitterHolds)
 {
-	Fault fault("full");
+	Fault fault("none");	/* handoff always; puts the WQs back after */
+	struct Hang {
+		Hang()
+		{
+			for (auto &w : wqs())
+				EXPECT_EQ(sysfs_write(kDbg + "/" + w + "/stall", "1"), 0);
+			EXPECT_EQ(sysfs_write(kSys + "/timeout_ms", "20"), 0);
+		}
+		~Hang()
+		{
+			for (auto &w : wqs())
+				sysfs_write(kDbg + "/" + w + "/stall", "0");
+			sysfs_write(kSys + "/timeout_ms", "1000");
+		}
+	} hang;
+	auto s0 = stats();
 	ASSERT_EQ(sysfs_write(kDbg + "/fault_nomem", "1"), 0);
 	pid_t pid = fork();
 	ASSERT_GE(pid, 0);
@@ -295,6 +317,7 @@ TEST(Faults, NoContextFailsEverySliceTheSubmitterHolds)
 		waitpid(pid, &st, 0);
 	EXPECT_TRUE(ended) << "the batch waited for memory instead of failing";
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "child status " << st;
+	EXPECT_GT(stats()["timeouts"] - s0["timeouts"], 0) << "no slice was taken back";
 }
 
 // No context for the submitter: its share of a batch fails with -ENOMEM
