@@ -510,6 +510,25 @@ static void free_work(struct work_struct *w)
 		inst_free(in);
 }
 
+/*
+ * Requests of detached instances still waiting for their completion, and
+ * the instances kept for them in @parked.
+ */
+static int graveyard_count(unsigned int *parked)
+{
+	struct iaa_inst *in;
+	int n = 0;
+
+	*parked = 0;
+	spin_lock(&iaa.grave_lock);
+	list_for_each_entry(in, &iaa.graveyard, grave) {
+		n += atomic_read(&in->abandoned);
+		(*parked)++;
+	}
+	spin_unlock(&iaa.grave_lock);
+	return n;
+}
+
 static void detach(void)
 {
 	struct iaa_inst *in = iaa.inst;
@@ -517,6 +536,15 @@ static void detach(void)
 
 	if (!in)
 		return;
+	/*
+	 * The caller wrote a state other than online or probing. Pairs with
+	 * zbatch_iaa_get()'s increment, smp_mb__after_atomic(), state read
+	 * (store buffering: without a full barrier on both sides each may
+	 * read the other's old value, and a submitter would use an instance
+	 * freed here): either it sees the new state and backs out, or this
+	 * sees its reference and waits for it.
+	 */
+	smp_mb();
 	/* new posts see the state; in-flight ones finish or time out */
 	wait_var_event(&iaa.users, !atomic_read(&iaa.users));
 	WRITE_ONCE(iaa.inst, NULL);
@@ -591,6 +619,7 @@ out:
 /* Try to (re)attach iaa.driver; under iaa.lock. */
 static void attach(void)
 {
+	unsigned int parked;
 	struct iaa_inst *in;
 	int ret;
 
@@ -601,6 +630,20 @@ static void attach(void)
 		return;
 	}
 	WRITE_ONCE(iaa.state, IAA_OFFLINE);
+	/*
+	 * A device that never completed what an earlier attachment gave it
+	 * (a hung device: its probe or traffic timed out) gets no new
+	 * instance until it does: each would be parked in turn, about 1 MiB
+	 * a retry, without bound. At most one instance waits in the
+	 * graveyard; the retry attaches once its last completion came.
+	 */
+	free_work(&iaa.free_work);	/* those whose last one came */
+	ret = graveyard_count(&parked);
+	if (ret) {
+		set_reason("%s holds %d request(s) never completed (hung?): waiting for them",
+			   iaa.driver, ret);
+		goto retry;
+	}
 	in = inst_create(iaa.driver, &ret);
 	if (!in) {
 		if (ret == -ENOENT)
@@ -708,14 +751,19 @@ static ssize_t reason_show(struct kobject *k, struct kobj_attribute *a, char *bu
 
 static ssize_t stats_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 {
+	unsigned int parked;
+	int abandoned = graveyard_count(&parked);
+
 	return sysfs_emit(buf, "requests %lld\ndevice_errors %lld\ntimeouts %lld\n"
-			  "refused %lld\nredone %lld\ninflight %d\nslots %u\n",
+			  "refused %lld\nredone %lld\ninflight %d\nslots %u\n"
+			  "parked %u\nabandoned %d\n",
 			  (long long)atomic64_read(&iaa.requests),
 			  (long long)atomic64_read(&iaa.device_errors),
 			  (long long)atomic64_read(&iaa.timeouts),
 			  (long long)atomic64_read(&iaa.refused),
 			  (long long)atomic64_read(&iaa.redone),
-			  atomic_read(&iaa.users), clamp(iaa_slots, 1u, 1024u));
+			  atomic_read(&iaa.users), clamp(iaa_slots, 1u, 1024u),
+			  parked, abandoned);
 }
 
 static struct kobj_attribute driver_attr = __ATTR_RW(driver);

@@ -3,8 +3,10 @@
 // (tests/iaa_double: deflate-iaa-double, iaa_crypto's async_irq behaviour).
 // scripts/guest-iaa loads the double, then zbatch with
 // iaa_driver=deflate-iaa-double.
+#include <atomic>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -306,6 +308,63 @@ TEST_F(Iaa, LostCompletionTimesOutAndIsRedone)
 	EXPECT_NE(rm.status, 0) << "unloaded while the device holds requests";
 	ASSERT_EQ(sysfs_write(kDbl + "/release_lost", "1"), 0);
 	EXPECT_TRUE(wait_state("online", 10)) << sysfs_read(kIaa + "/reason");
+	EXPECT_EQ(round_trip(dev, 16), 0);
+}
+
+// Submitters taking and dropping the executor (zbatch_iaa_get/put) while
+// it is detached and attached again and again: nobody may use an
+// instance detach() freed (a full barrier on both sides of the state /
+// users handshake), and every page comes back. Run on the debug kernel,
+// KASAN says whether an instance was used after it was freed.
+TEST_F(Iaa, AttachAndDetachUnderLoadLoseNothing)
+{
+	std::atomic<bool> stop{false};
+	std::atomic<int> lost{0}, rounds{0};
+	std::vector<std::thread> load;
+	for (int t = 0; t < 2; t++)
+		load.emplace_back([&] {
+			auto dev = open_dev();
+			while (!stop) {
+				lost += round_trip(dev, 16);
+				rounds++;
+			}
+		});
+	for (int i = 0; i < 20; i++)
+		EXPECT_EQ(sysfs_write(kIaa + "/driver", "deflate-iaa-double"), 0);
+	stop = true;
+	for (auto &t : load)
+		t.join();
+	EXPECT_EQ(lost, 0);
+	EXPECT_GT(rounds, 0);
+	EXPECT_TRUE(wait_state("online", 10)) << sysfs_read(kIaa + "/reason");
+}
+
+// A hung device (every request lost): each attach's probe times out and
+// its instance is kept for the late completion. Retrying must not build
+// another each time (128 slots, about 1 MiB, a retry, without bound): at
+// most one waits, the reason says why, and once the completions come the
+// executor attaches again.
+TEST_F(Iaa, HungDeviceDoesNotLeakAnInstancePerRetry)
+{
+	ASSERT_EQ(sysfs_write(kSys + "/timeout_ms", "200"), 0);
+	long slab0 = meminfo_kb("SUnreclaim");
+	{
+		Inject inj("lost", 1);
+		for (int i = 0; i < 8; i++)
+			ASSERT_EQ(sysfs_write(kIaa + "/driver", "deflate-iaa-double"), 0);
+		auto s = iaa_stats();
+		EXPECT_EQ(s["parked"], 1) << "instances kept for late completions";
+		EXPECT_GE(s["abandoned"], 1);
+		auto why = sysfs_read(kIaa + "/reason");
+		EXPECT_NE(why.find("never completed"), std::string::npos) << why;
+		EXPECT_EQ(state(), "offline");
+	}
+	long grew = meminfo_kb("SUnreclaim") - slab0;
+	EXPECT_LT(grew, 3 * 1024) << "kB of slab after 8 attaches to a hung device";
+	ASSERT_EQ(sysfs_write(kDbl + "/release_lost", "1"), 0);
+	EXPECT_TRUE(wait_state("online", 10)) << sysfs_read(kIaa + "/reason");
+	EXPECT_EQ(iaa_stats()["parked"], 0);
+	auto dev = open_dev();
 	EXPECT_EQ(round_trip(dev, 16), 0);
 }
 
