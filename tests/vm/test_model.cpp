@@ -6,6 +6,7 @@
 // program's. Each run prints its seed; ZBATCH_MODEL_SEED replays one,
 // ZBATCH_MODEL_OPS sets the operations per run (make fuzz runs longer).
 #include <cstdlib>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,11 @@ struct BlockCase {
 	std::string codec;
 };
 
+void PrintTo(const BlockCase &c, std::ostream *os)
+{
+	*os << c.dev << " " << c.codec;
+}
+
 std::string unit_pages(const std::string &unit)
 {
 	return unit == "64k" ? "16" : unit == "16k" ? "4" : "1";
@@ -145,44 +151,55 @@ INSTANTIATE_TEST_SUITE_P(Model, ModelBlock, ::testing::ValuesIn(block_cases()), 
 
 // Several threads on one device: each on its own slice (exact), then all
 // on one range (each page one of the writes that raced for it).
-class ModelConcurrent : public ::testing::TestWithParam<std::string> {};
+class ModelConcurrent : public ::testing::TestWithParam<BlockCase> {};
 
 TEST_P(ModelConcurrent, ThreadsOnDisjointAndOverlappingRanges)
 {
-	auto &dev = GetParam();
-	auto codec = codecs().front();
+	auto &c = GetParam();
 	ThpMadvise thp;
 	for (const char *mode : {"", " --overlap"}) {
 		SCOPED_TRACE(mode);
-		auto t = dev == "zram" ? Target::zram_dev("8M") : Target::zbatch(dev, codec, "8M");
+		auto t = c.dev == "zram" ? Target::zram_dev("8M") : Target::zbatch(c.dev, c.codec, "8M");
 		check("blockdev --device " + t.path + " --pages 512 --threads 4 --unit-pages " +
-		      unit_pages(dev == "zram" ? "16k" : dev) + mode + no_sector(t) + ops(400));
+		      unit_pages(c.dev == "zram" ? "16k" : c.dev) + mode + no_sector(t) + ops(400));
 	}
 }
 
-INSTANTIATE_TEST_SUITE_P(Model, ModelConcurrent, ::testing::Values("zram", "4k", "16k", "64k"));
+INSTANTIATE_TEST_SUITE_P(Model, ModelConcurrent, ::testing::ValuesIn(block_cases()), case_name);
 
 // Under swap: mTHP folios paged out whole and in part, rewritten,
-// dropped, shared with a child over fork, squeezed by a balloon.
+// dropped, shared with a child over fork, squeezed by a balloon, in a
+// memory cgroup half the region's size. Each unit size, each codec once.
 struct SwapCase {
 	std::string dev;	// zram, or a zbatch unit size
 	std::string mthp;
+	size_t codec;		// which of codecs(), modulo their number
 };
+
+void PrintTo(const SwapCase &c, std::ostream *os)
+{
+	*os << c.dev << " units, " << c.mthp << " mTHP, codec " << c.codec;
+}
 
 class ModelSwap : public ::testing::TestWithParam<SwapCase> {};
 
 TEST_P(ModelSwap, EveryPageSwappedReadsBack)
 {
 	auto &c = GetParam();
+	auto cs = codecs();
 	auto t = c.dev == "zram" ? Target::zram_dev("64M")
-				 : Target::zbatch(c.dev, codecs().front(), "64M");
+				 : Target::zbatch(c.dev, cs[c.codec % cs.size()], "64M");
 	ASSERT_EQ(run("mkswap " + t.path + " >/dev/null && swapon -p 100 " + t.path).status, 0);
 	check("swap --size 32 --memory-max 16 --mthp " + c.mthp + ops(200));
 	EXPECT_EQ(run("swapoff " + t.path).status, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Model, ModelSwap,
-			 ::testing::Values(SwapCase{"zram", "64k"}, SwapCase{"4k", "64k"},
-					   SwapCase{"16k", "16k"}, SwapCase{"16k", "64k"},
-					   SwapCase{"64k", "64k"}),
-			 [](const auto &i) { return i.param.dev + "_" + i.param.mthp; });
+			 ::testing::Values(SwapCase{"zram", "64k", 0}, SwapCase{"4k", "64k", 0},
+					   SwapCase{"16k", "16k", 1}, SwapCase{"16k", "64k", 2},
+					   SwapCase{"64k", "64k", 3}),
+			 [](const auto &i) {
+				 auto cs = codecs();
+				 return i.param.dev + "_" + i.param.mthp +
+					(i.param.dev == "zram" ? "" : "_" + cs[i.param.codec % cs.size()]);
+			 });
