@@ -105,7 +105,7 @@ static int engines_show(struct seq_file *m, void *v)
 		for (i = 0; i < dev->nr_engines; i++) {
 			struct zbatch_engine *e = &dev->engines[i];
 
-			seq_printf(m, "%u.%u %d %llu %llu %llu %llu\n", d, i, e->cpu,
+			seq_printf(m, "%u.%u %d %llu %llu %llu %llu\n", d, i, READ_ONCE(e->cpu),
 				   READ_ONCE(e->slices), READ_ONCE(e->descs),
 				   READ_ONCE(e->stolen),
 				   e->task ? READ_ONCE(e->task->se.sum_exec_runtime) : 0ULL);

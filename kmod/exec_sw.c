@@ -22,7 +22,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpumask.h>
+#include <linux/cpuhotplug.h>
 #include <linux/kthread.h>
+#include <linux/sched/isolation.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
@@ -169,7 +171,7 @@ static int sw_post(struct zbatch_wq *wq, struct zbatch_slice *s)
 	for (i = 0; i < dev->nr_engines; i++) {
 		struct zbatch_engine *e = &dev->engines[i];
 
-		if (e->cpu == s->job->cpu || !READ_ONCE(e->idle))
+		if (READ_ONCE(e->cpu) == s->job->cpu || !READ_ONCE(e->idle))
 			continue;
 		if (xchg(&e->idle, false)) {
 			wake_up_process(e->task);
@@ -354,21 +356,146 @@ void zbatch_sw_stop(struct zbatch_dev *dev)
 }
 
 /*
- * Start @dev's engines on the CPUs of its node after *@next_cpu, round
- * robin. On failure the caller runs zbatch_sw_stop().
+ * Engine placement. An engine runs on one CPU (affinity, not
+ * kthread_bind(): hotplug must not strand it). CPUs it may use: online,
+ * of its device's node, and housekeeping ones (not isolcpus= or
+ * nohz_full= CPUs: those are the user's). When its CPU goes down it moves
+ * to another of them before the scheduler would break its affinity to
+ * any CPU; when its CPU comes back it goes home. engines_lock (mutex)
+ * serialises placement: start and the hotplug callbacks; engine_mask is
+ * scratch under it. Lock order: the CPU hotplug lock, then engines_lock.
+ */
+static DEFINE_MUTEX(engines_lock);
+static struct cpumask engine_mask;
+static int engines_hp = -1;	/* the dynamic hotplug state, once set up */
+
+/* engine_mask: where engines of @node may run, never on @except. */
+static void engine_cpus(int node, int except)
+{
+	int pass;
+
+	lockdep_assert_held(&engines_lock);
+	for (pass = 0; pass < 3; pass++) {
+		cpumask_copy(&engine_mask, cpu_online_mask);
+		if (pass == 0)
+			cpumask_and(&engine_mask, &engine_mask, cpumask_of_node(node));
+		if (pass < 2) {
+			cpumask_and(&engine_mask, &engine_mask,
+				    housekeeping_cpumask(HK_TYPE_DOMAIN));
+			cpumask_and(&engine_mask, &engine_mask,
+				    housekeeping_cpumask(HK_TYPE_KTHREAD));
+		}
+		if (except >= 0)
+			cpumask_clear_cpu(except, &engine_mask);
+		if (!cpumask_empty(&engine_mask))
+			return;
+	}
+}
+
+static void engine_place(struct zbatch_engine *e, int cpu)
+{
+	lockdep_assert_held(&engines_lock);
+	WRITE_ONCE(e->cpu, cpu);
+	set_cpus_allowed_ptr(e->task, cpumask_of(cpu));
+}
+
+/* @cpu is going down (still online): its engines move to another CPU. */
+static int engines_cpu_down(unsigned int cpu)
+{
+	unsigned int d, i;
+
+	mutex_lock(&engines_lock);
+	for (d = 0; d < zbatch_nr_devs; d++) {
+		struct zbatch_dev *dev = zbatch_devs[d];
+
+		for (i = 0; i < dev->nr_engines; i++) {
+			struct zbatch_engine *e = &dev->engines[i];
+			unsigned int to;
+
+			if (!e->task || e->cpu != cpu)
+				continue;
+			engine_cpus(dev->node, cpu);
+			/* spread: the next allowed CPU after this one */
+			to = cpumask_next_wrap(cpu, &engine_mask, cpu, false);
+			if (to < nr_cpu_ids)
+				engine_place(e, to);
+		}
+	}
+	mutex_unlock(&engines_lock);
+	return 0;
+}
+
+/* @cpu is online again: the engines placed there go home. */
+static int engines_cpu_up(unsigned int cpu)
+{
+	unsigned int d, i;
+
+	mutex_lock(&engines_lock);
+	for (d = 0; d < zbatch_nr_devs; d++) {
+		struct zbatch_dev *dev = zbatch_devs[d];
+
+		for (i = 0; i < dev->nr_engines; i++) {
+			struct zbatch_engine *e = &dev->engines[i];
+
+			if (e->task && e->home == cpu && e->cpu != cpu)
+				engine_place(e, cpu);
+		}
+	}
+	mutex_unlock(&engines_lock);
+	return 0;
+}
+
+/**
+ * zbatch_sw_hotplug_start() - follow CPU hotplug with every engine
+ *
+ * Once all devices and their engines exist; zbatch_sw_hotplug_stop()
+ * before any is stopped. Engines whose CPU went offline meanwhile are
+ * moved at once (the callbacks are not run for the current state).
+ *
+ * Return: 0 or a negative errno.
+ */
+int zbatch_sw_hotplug_start(void)
+{
+	unsigned int cpu;
+	int ret;
+
+	cpus_read_lock();
+	ret = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_AP_ONLINE_DYN, "zbatch/engines:online",
+						   engines_cpu_up, engines_cpu_down);
+	if (ret >= 0) {
+		engines_hp = ret;
+		ret = 0;
+		for_each_possible_cpu(cpu)
+			if (!cpu_online(cpu))
+				engines_cpu_down(cpu);
+	}
+	cpus_read_unlock();
+	return ret;
+}
+
+void zbatch_sw_hotplug_stop(void)
+{
+	if (engines_hp >= 0)
+		cpuhp_remove_state_nocalls(engines_hp);
+	engines_hp = -1;
+}
+
+/*
+ * Start @dev's engines on the CPUs where engines may run (engine_cpus())
+ * after *@next_cpu, round robin. On failure the caller runs
+ * zbatch_sw_stop().
  */
 int zbatch_sw_start(struct zbatch_dev *dev, unsigned int *next_cpu)
 {
-	const struct cpumask *mask = cpumask_of_node(dev->node);
 	unsigned int i, cpu;
+	int ret = 0;
 
-	if (cpumask_empty(mask) || cpumask_first_and(mask, cpu_online_mask) >= nr_cpu_ids)
-		mask = cpu_online_mask;
+	mutex_lock(&engines_lock);
+	engine_cpus(dev->node, -1);
 	for (i = 0; i < dev->nr_engines; i++) {
 		struct zbatch_engine *e = &dev->engines[i];
 		struct task_struct *t;
 		unsigned int c;
-		int ret;
 
 		/*
 		 * Every workspace now: an engine must never allocate. Under
@@ -378,25 +505,28 @@ int zbatch_sw_start(struct zbatch_dev *dev, unsigned int *next_cpu)
 		for (c = ZBATCH_CODEC_DEFAULT + 1; c < ZBATCH_CODEC_NR; c++) {
 			ret = zbatch_ctx_prepare(&e->ctx, c);
 			if (ret)
-				return ret;
+				goto out;
 		}
-		cpu = cpumask_next_and(*next_cpu, mask, cpu_online_mask);
+		cpu = cpumask_next(*next_cpu, &engine_mask);
 		if (cpu >= nr_cpu_ids)
-			cpu = cpumask_first_and(mask, cpu_online_mask);
+			cpu = cpumask_first(&engine_mask);
 		*next_cpu = cpu;
 		e->dev = dev;
 		e->id = i;
-		e->cpu = cpu;
+		e->home = cpu;
 		t = kthread_create_on_node(engine_fn, e, dev->node,
 					   "zbatch/%u.%u", dev->id, i);
-		if (IS_ERR(t))
-			return PTR_ERR(t);
-		/* not kthread_bind(): CPU hotplug must not strand an engine */
-		set_cpus_allowed_ptr(t, cpumask_of(cpu));
+		if (IS_ERR(t)) {
+			ret = PTR_ERR(t);
+			goto out;
+		}
 		e->task = t;
+		engine_place(e, cpu);
 		wake_up_process(t);
 	}
-	return 0;
+out:
+	mutex_unlock(&engines_lock);
+	return ret;
 }
 
 /**

@@ -16,6 +16,10 @@
  *   zbatch_cfg_lock (mutex): writers of the tunables, of WQ 'enabled' and
  *     of the fault injection settings. Innermost of the mutexes: nothing
  *     nests inside it.
+ *   engines_lock (mutex, exec_sw.c): engine placement; taken inside the
+ *     CPU hotplug lock (the hotplug callbacks) and alone (module init).
+ *     Inside: the scheduler's own locks (set_cpus_allowed_ptr()), engine
+ *     creation and zbatch_ctx_prepare().
  *   ctx_pool_lock (mutex, codec.c), a swap device's rescue_lock (mutex):
  *     innermost; nothing nests inside them.
  *   zbatch_wq.lock (spinlock, irqsave): one WQ's queue of posted slices
@@ -23,8 +27,11 @@
  *   zbatch_job.waitq.lock: the release of a job's pending count
  *     (zbatch_job_release()); innermost (wake_up_locked() takes only the
  *     scheduler's own locks).
- *   iaa_inst.free_lock, iaa.grave_lock, swapdev io_lock (spinlocks), a
- *     swap slot's bit lock: innermost.
+ *   iaa_inst.free_lock, iaa.grave_lock, swapdev io_lock (spinlocks):
+ *     innermost.
+ *   swap slots' bit locks: several at once only in index order (a unit's
+ *     writer, a region's reader: swapdev_store.c); inside: zsmalloc's
+ *     own locks (zs_map_object(), zs_free()).
  */
 #ifndef _ZBATCH_INTERNAL_H
 #define _ZBATCH_INTERNAL_H
@@ -274,7 +281,8 @@ struct zbatch_engine {
 	struct zbatch_dev *dev;
 	struct zbatch_ctx ctx;		/* touched only by task */
 	unsigned int id;
-	int cpu;
+	int cpu;			/* where it runs now: READ_ONCE */
+	int home;			/* where it was placed; back there when online */
 	bool idle;			/* asleep, or about to: a post wakes it */
 	bool polling;			/* polling for work, awake (engine_spin()) */
 	unsigned int spin_miss;		/* polls in a row that found nothing */
@@ -315,6 +323,8 @@ void zbatch_wq_device_error(struct zbatch_wq *wq);
 /* ---- the software executor (exec_sw.c) ---- */
 extern const struct zbatch_exec_ops zbatch_exec_sw;
 int zbatch_sw_start(struct zbatch_dev *dev, unsigned int *next_cpu);
+int zbatch_sw_hotplug_start(void);
+void zbatch_sw_hotplug_stop(void);
 u64 zbatch_engines_descs(void);
 void zbatch_sw_stop(struct zbatch_dev *dev);
 /*

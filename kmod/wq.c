@@ -98,7 +98,7 @@ unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu,
 	unsigned int i, n = 0, p = 0;
 
 	for (i = 0; i < dev->nr_engines; i++) {
-		if (dev->engines[i].cpu == cpu)
+		if (READ_ONCE(dev->engines[i].cpu) == cpu)
 			continue;
 		n++;
 		p += READ_ONCE(dev->engines[i].polling);
@@ -480,6 +480,10 @@ int zbatch_wq_create(struct kobject *parent)
 			node = first_online_node;
 	}
 	map_build();
+	/* engines follow their CPUs going down and coming back */
+	ret = zbatch_sw_hotplug_start();
+	if (ret)
+		goto err_destroy;
 	return 0;
 
 err_destroy:
@@ -498,6 +502,7 @@ void zbatch_wq_destroy(void)
 {
 	unsigned int i;
 
+	zbatch_sw_hotplug_stop();
 	for (i = 0; i < zbatch_nr_devs; i++)
 		dev_destroy(zbatch_devs[i]);
 	topo_destroy();

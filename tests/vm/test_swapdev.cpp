@@ -7,7 +7,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -15,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "vm_util.hpp"
+#include "zbatch/device.hpp"
 #include "zbatch/pattern.hpp"
 #include "zbatch/swapdev.hpp"
 #include "zbatch/workload.hpp"
@@ -373,3 +378,126 @@ INSTANTIATE_TEST_SUITE_P(Faults, SwapdevFault,
 					 n += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
 				 return n;
 			 });
+
+namespace {
+
+// Each engine thread's allowed CPUs (/proc/PID/status) by its name
+// ("zbatch/D.I"), and the CPU debugfs says it runs on ("D.I" -> cpu).
+std::map<std::string, std::string> engine_affinity()
+{
+	std::map<std::string, std::string> out;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return out;
+	while (auto *e = readdir(d)) {
+		std::string pid = e->d_name;
+		if (pid.find_first_not_of("0123456789") != std::string::npos)
+			continue;
+		std::ifstream f("/proc/" + pid + "/status");
+		std::string line, name, allowed;
+		while (std::getline(f, line)) {
+			if (line.rfind("Name:\t", 0) == 0)
+				name = line.substr(6);
+			else if (line.rfind("Cpus_allowed_list:\t", 0) == 0)
+				allowed = line.substr(19);
+		}
+		if (name.rfind("zbatch/", 0) == 0)
+			out[name.substr(7)] = allowed;
+	}
+	closedir(d);
+	return out;
+}
+
+std::map<std::string, std::string> engine_cpus()
+{
+	std::map<std::string, std::string> out;
+	std::istringstream s(sysfs_read(kDbg + "/engines"));
+	std::string id, cpu, rest;
+	while (s >> id >> cpu && std::getline(s, rest))
+		if (id.find('.') != std::string::npos)
+			out[id] = cpu;
+	return out;
+}
+
+int cpu_online(int cpu, bool on)
+{
+	return sysfs_write("/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/online",
+			   on ? "1" : "0");
+}
+
+} // namespace
+
+// CPU 1 taken offline and brought back five times while the swap device
+// swaps (16K units, 64K mTHP) and /dev/zbatch round-trips batches, every
+// descriptor through the engines: every byte comes back, and each engine
+// ends on the CPU it was placed on, its affinity that CPU alone (it used
+// to keep the any-CPU affinity the scheduler gave it when its CPU went).
+TEST(Swapdev, EnginesFollowCpuHotplugUnderLoad)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+	    access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		GTEST_SKIP() << "CPU 1 cannot be taken offline here";
+	auto before = engine_cpus();
+	auto d = create("256M", "lz4", "16k");
+	swapon(d);
+	ASSERT_EQ(sysfs_write(kDbg + "/handoff", "always"), 0);
+	std::atomic<bool> done{false};
+	std::atomic<int> bad{0}, batches{0};
+	zbatch::Result<zbatch::WorkloadResult> r = zbatch::fail(EINVAL, "not run");
+	std::thread swap([&] {
+		r = zbatch::run_workload(pageout(24, zbatch::Pattern::Mixed, "64kB"));
+		done = true;
+	});
+	std::thread dev([&] {
+		auto z = zbatch::Device::open();
+		if (!z) {
+			bad++;
+			return;
+		}
+		for (uint64_t seed = 0; !done; seed++) {
+			std::vector<std::vector<uint8_t>> in(16), cmp(16, std::vector<uint8_t>(4200)),
+				out(16, std::vector<uint8_t>(4096));
+			std::vector<zbatch::Request> c(16), x(16);
+			for (int i = 0; i < 16; i++) {
+				in[i] = zbatch::generate(zbatch::Pattern::Text, 4096, seed * 16 + i);
+				c[i] = {in[i], cmp[i]};
+			}
+			if (!z->submit(ZBATCH_OP_COMPRESS, ZBATCH_CODEC_LZ4, c)) {
+				bad++;
+				continue;
+			}
+			for (int i = 0; i < 16; i++)
+				x[i] = {std::span<const uint8_t>(cmp[i].data(), c[i].produced), out[i]};
+			if (!z->submit(ZBATCH_OP_DECOMPRESS, ZBATCH_CODEC_LZ4, x)) {
+				bad++;
+				continue;
+			}
+			for (int i = 0; i < 16; i++)
+				bad += c[i].status || x[i].status || out[i] != in[i];
+			batches++;
+		}
+	});
+	int cycles = 0;
+	for (; cycles < 5 && !done; cycles++) {
+		EXPECT_EQ(cpu_online(1, false), 0);
+		usleep(300000);
+		EXPECT_EQ(cpu_online(1, true), 0);
+		usleep(300000);
+	}
+	swap.join();
+	dev.join();
+	sysfs_write(kDbg + "/handoff", "auto");
+	cpu_online(1, true);
+	swapoff(d);
+	destroy(d);
+	ASSERT_TRUE(r) << r.error().message;
+	EXPECT_EQ(r->bad_bytes, 0u);
+	EXPECT_EQ(bad, 0) << "/dev/zbatch batches that failed or came back wrong";
+	EXPECT_GT(batches, 0);
+	EXPECT_GT(cycles, 0) << "the workload ended before CPU 1 went offline once";
+	auto after = engine_cpus();
+	auto aff = engine_affinity();
+	EXPECT_EQ(after, before) << "engines not back on their CPUs";
+	for (auto &[id, cpu] : after)
+		EXPECT_EQ(aff[id], cpu) << "engine " << id << " affinity after hotplug";
+}
