@@ -66,18 +66,20 @@ MODULE_PARM_DESC(iaa_retry_ms, "While offline, try to attach every N ms (100..60
 #define SLOT_STATE(v)	((v) & 3)
 
 /*
- * The device reads and writes the slot's own bounce buffers, never the
- * caller's: a request abandoned at its timeout may still be read or
- * written by the device later, and by then the caller has freed its
- * buffers. One page each at attach; a larger request grows them for its
- * own time on the device only (slot_trim()), so the executor's memory
- * stays 2 pages a slot whatever sizes it served.
+ * The device reads and writes bounce buffers, never the caller's: a
+ * request abandoned at its timeout may still be read or written by the
+ * device later, and by then the caller has freed its buffers. A slot has
+ * a page each way; a request over a page borrows one of the instance's
+ * large pairs (ZBATCH_MAX_LEN each) until its completion, or its late
+ * completion. All of them are allocated at attach: nothing is allocated
+ * to submit or to complete, and the executor's memory is fixed.
  */
 struct iaa_slot {
 	struct acomp_req *areq;
 	struct scatterlist src, dst;
-	u8 *bsrc, *bdst;		/* bounce buffers */
-	unsigned int blen;		/* bytes of each */
+	u8 *psrc, *pdst;		/* the slot's own page each way */
+	u8 *bsrc, *bdst;		/* in use: its pages or a large pair */
+	int big;			/* the large pair in use, or -1 */
 	struct iax_hw_desc *desc;
 	struct zbatch_job *job;
 	struct iaa_inst *inst;
@@ -92,7 +94,11 @@ struct iaa_inst {
 	struct iaa_slot *slots;
 	unsigned int *free;		/* stack of free slot indexes */
 	unsigned int nr_free;
-	spinlock_t free_lock;		/* free and nr_free */
+	spinlock_t free_lock;		/* free, nr_free, big_free, nr_big_free */
+	unsigned int nr_big;		/* large bounce pairs */
+	u8 **big;			/* 2 * nr_big: source, destination */
+	unsigned int *big_free;		/* stack of free pair indexes */
+	unsigned int nr_big_free;
 	atomic_t abandoned;		/* slots whose completion never came */
 	struct list_head grave;		/* on iaa.graveyard once detached */
 };
@@ -170,28 +176,41 @@ static struct iaa_slot *slot_get(struct iaa_inst *in)
 }
 
 /*
- * Back to one page per bounce buffer once the device is done with a
- * larger request (any context: atomic allocation; on failure the larger
- * ones are kept, to be trimmed next time).
+ * Bounce buffers of @len bytes for @s: its own pages, or a large pair
+ * (any context). -ENOMEM when every large pair is on the device.
  */
-static void slot_trim(struct iaa_slot *s)
+static int slot_room(struct iaa_inst *in, struct iaa_slot *s, unsigned int len)
 {
-	u8 *bsrc, *bdst;
+	unsigned long flags;
+	int big = -1;
 
-	if (s->blen <= PAGE_SIZE)
-		return;
-	bsrc = kmalloc(PAGE_SIZE, GFP_ATOMIC | __GFP_NOWARN);
-	bdst = kmalloc(PAGE_SIZE, GFP_ATOMIC | __GFP_NOWARN);
-	if (!bsrc || !bdst) {
-		kfree(bsrc);
-		kfree(bdst);
-		return;
+	if (len > ZBATCH_MAX_LEN)
+		return -ENOMEM;		/* never: the core's limit */
+	if (len > PAGE_SIZE) {
+		spin_lock_irqsave(&in->free_lock, flags);
+		if (in->nr_big_free)
+			big = in->big_free[--in->nr_big_free];
+		spin_unlock_irqrestore(&in->free_lock, flags);
+		if (big < 0)
+			return -ENOMEM;
 	}
-	kfree(s->bsrc);
-	kfree(s->bdst);
-	s->bsrc = bsrc;
-	s->bdst = bdst;
-	s->blen = PAGE_SIZE;
+	s->big = big;
+	s->bsrc = big < 0 ? s->psrc : in->big[2 * big];
+	s->bdst = big < 0 ? s->pdst : in->big[2 * big + 1];
+	return 0;
+}
+
+/* The device is done with @s's buffers: a large pair goes back. */
+static void slot_unroom(struct iaa_inst *in, struct iaa_slot *s)
+{
+	unsigned long flags;
+
+	if (s->big < 0)
+		return;
+	spin_lock_irqsave(&in->free_lock, flags);
+	in->big_free[in->nr_big_free++] = s->big;
+	spin_unlock_irqrestore(&in->free_lock, flags);
+	s->big = -1;
 }
 
 static void slot_put(struct iaa_inst *in, struct iaa_slot *s)
@@ -245,7 +264,7 @@ static void slot_done(struct iaa_slot *s, int err)
 		 * Nothing of @in is touched after the count drops.
 		 */
 		atomic_set(&s->state, (v & ~3) | SLOT_FREE);
-		slot_trim(s);
+		slot_unroom(in, s);
 		slot_put(in, s);
 		if (atomic_dec_and_test(&in->abandoned))
 			queue_work(system_wq, &iaa.free_work);
@@ -253,7 +272,7 @@ static void slot_done(struct iaa_slot *s, int err)
 		return;
 	}
 	finish_record(s, err);
-	slot_trim(s);
+	slot_unroom(in, s);
 	slot_put(in, s);
 	zbatch_job_release(job, 1);
 	users_put();
@@ -264,29 +283,6 @@ static void slot_complete(void *data, int err)
 	if (err == -EINPROGRESS)	/* left the backlog: not done yet */
 		return;
 	slot_done(data, err);
-}
-
-/* Bounce buffers of @len bytes at least (submit path: no I/O allocation). */
-static int slot_room(struct iaa_slot *s, unsigned int len)
-{
-	u8 *bsrc, *bdst;
-
-	if (len <= s->blen)
-		return 0;
-	len = roundup_pow_of_two(len);
-	bsrc = kmalloc(len, GFP_NOIO | __GFP_NOWARN);
-	bdst = kmalloc(len, GFP_NOIO | __GFP_NOWARN);
-	if (!bsrc || !bdst) {
-		kfree(bsrc);
-		kfree(bdst);
-		return -ENOMEM;
-	}
-	kfree(s->bsrc);
-	kfree(s->bdst);
-	s->bsrc = bsrc;
-	s->bdst = bdst;
-	s->blen = len;
-	return 0;
 }
 
 /*
@@ -305,8 +301,9 @@ static void slot_submit(struct iaa_inst *in, struct iaa_slot *s,
 	v = atomic_read(&s->state);
 	atomic_set_release(&s->state, ((v & ~3) + 4) | SLOT_BUSY);
 	atomic64_inc(&iaa.requests);
-	if (slot_room(s, max(d->src1_size, d->max_dst_size))) {
-		/* no memory for a larger bounce buffer: software does it */
+	s->big = -1;
+	if (slot_room(in, s, max(d->src1_size, d->max_dst_size))) {
+		/* every large bounce pair on the device: software does it */
 		atomic64_inc(&iaa.refused);
 		slot_done(s, -ENOMEM);
 		return;
@@ -451,9 +448,13 @@ static void inst_free(struct iaa_inst *in)
 	for (i = 0; i < in->nr; i++) {
 		if (in->slots[i].areq)
 			acomp_request_free(in->slots[i].areq);
-		kfree(in->slots[i].bsrc);
-		kfree(in->slots[i].bdst);
+		kfree(in->slots[i].psrc);
+		kfree(in->slots[i].pdst);
 	}
+	for (i = 0; in->big && i < 2 * in->nr_big; i++)
+		kfree(in->big[i]);
+	kfree(in->big);
+	kfree(in->big_free);
 	crypto_free_acomp(in->tfm);
 	kfree(in->free);
 	kfree(in->slots);
@@ -482,13 +483,31 @@ static struct iaa_inst *inst_create(const char *driver, int *err)
 		goto err;
 	in->nr = nr;
 	for (i = 0; i < nr; i++) {
-		in->slots[i].areq = acomp_request_alloc(in->tfm);
-		if (!in->slots[i].areq || slot_room(&in->slots[i], PAGE_SIZE))
+		struct iaa_slot *s = &in->slots[i];
+
+		s->areq = acomp_request_alloc(in->tfm);
+		s->psrc = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		s->pdst = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		if (!s->areq || !s->psrc || !s->pdst)
 			goto err;
-		in->slots[i].idx = i;
-		in->slots[i].inst = in;
+		s->idx = i;
+		s->inst = in;
+		s->big = -1;
 		in->free[in->nr_free++] = i;
 	}
+	/* requests over a page (16 and 64 KiB units): one in eight slots */
+	in->nr_big = clamp(nr / 8, 1u, 32u);
+	in->big = kcalloc(2 * in->nr_big, sizeof(*in->big), GFP_KERNEL);
+	in->big_free = kcalloc(in->nr_big, sizeof(*in->big_free), GFP_KERNEL);
+	if (!in->big || !in->big_free)
+		goto err;
+	for (i = 0; i < 2 * in->nr_big; i++) {
+		in->big[i] = kmalloc(ZBATCH_MAX_LEN, GFP_KERNEL);
+		if (!in->big[i])
+			goto err;
+	}
+	for (i = 0; i < in->nr_big; i++)
+		in->big_free[in->nr_big_free++] = i;
 	*err = 0;
 	return in;
 err:
@@ -751,19 +770,25 @@ static ssize_t reason_show(struct kobject *k, struct kobj_attribute *a, char *bu
 
 static ssize_t stats_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 {
-	unsigned int parked;
+	unsigned int parked, kib = 0;
 	int abandoned = graveyard_count(&parked);
+	struct iaa_inst *in;
 
+	mutex_lock(&iaa.lock);
+	in = iaa.inst;
+	if (in)
+		kib = (in->nr * 2 * PAGE_SIZE + in->nr_big * 2 * ZBATCH_MAX_LEN) / 1024;
+	mutex_unlock(&iaa.lock);
 	return sysfs_emit(buf, "requests %lld\ndevice_errors %lld\ntimeouts %lld\n"
 			  "refused %lld\nredone %lld\ninflight %d\nslots %u\n"
-			  "parked %u\nabandoned %d\n",
+			  "parked %u\nabandoned %d\nbounce_kib %u\n",
 			  (long long)atomic64_read(&iaa.requests),
 			  (long long)atomic64_read(&iaa.device_errors),
 			  (long long)atomic64_read(&iaa.timeouts),
 			  (long long)atomic64_read(&iaa.refused),
 			  (long long)atomic64_read(&iaa.redone),
 			  atomic_read(&iaa.users), clamp(iaa_slots, 1u, 1024u),
-			  parked, abandoned);
+			  parked, abandoned, kib);
 }
 
 static struct kobj_attribute driver_attr = __ATTR_RW(driver);

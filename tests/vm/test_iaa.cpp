@@ -339,6 +339,23 @@ TEST_F(Iaa, AttachAndDetachUnderLoadLoseNothing)
 	EXPECT_TRUE(wait_state("online", 10)) << sysfs_read(kIaa + "/reason");
 }
 
+// Requests over a page (32 KiB) borrow a large bounce pair allocated at
+// attach, never one allocated to submit or in the completion: the
+// instance's bounce memory is what it was at attach, whatever it served,
+// and a batch of 16 (as many pairs as 128 slots have) runs on the device.
+TEST_F(Iaa, LargeRequestsUseBounceBuffersAllocatedAtAttach)
+{
+	auto dev = open_dev();
+	auto s0 = iaa_stats();
+	ASSERT_GT(s0["bounce_kib"], 16 * 2 * 64) << "no large bounce pairs at attach";
+	for (uint64_t seed = 0; seed < 4; seed++)
+		EXPECT_EQ(round_trip(dev, 16, 32768, 100 + seed), 0);
+	auto s1 = iaa_stats();
+	EXPECT_EQ(s1["bounce_kib"], s0["bounce_kib"]);
+	EXPECT_GE(s1["requests"] - s0["requests"], 4 * 32) << "32 KiB requests not on the device";
+	EXPECT_EQ(s1["refused"] - s0["refused"], 0);
+}
+
 // A hung device (every request lost): each attach's probe times out and
 // its instance is kept for the late completion. Retrying must not build
 // another each time (128 slots, about 1 MiB, a retry, without bound): at
