@@ -14,7 +14,9 @@
  *     bytes_completed, error_code, crc when asked, and the status byte LAST
  *     with release semantics, as the device does,
  *   - may steal unclaimed descriptors from the job's other stealable
- *     slices once its own is empty (a slow engine never holds a batch),
+ *     slices once its own is empty (a slow engine holds a batch by the
+ *     one descriptor it claimed at most: it runs that to the end, into
+ *     the caller's buffer, so nobody may redo it meanwhile),
  *   - then calls zbatch_job_release() once for every descriptor it ran and
  *     once for the slice it held; after that it never touches the job.
  *
