@@ -450,15 +450,21 @@ static void drain_here(struct zbatch_batch *batch, unsigned int max)
 	if (!job_claimable(job))
 		return;
 	/*
-	 * No context: every descriptor we would have run (our slice, slices
-	 * taken back or refused, a device's leftovers) fails now, so that the
-	 * batch ends; batch_redo() retries them once it can, or they report
-	 * the failure. Waiting for memory here could wait forever.
+	 * No context: every descriptor only we would run (our slice, slices
+	 * taken back or refused, a device's leftovers) fails now with
+	 * ZBATCH_CR_ERR_NOMEM, so that the batch ends: waiting for memory
+	 * here could wait forever. The engines' slices are left to the
+	 * engines, which have contexts of their own. The failed ones report
+	 * -ENOMEM (the swap device redoes a read on its own context and
+	 * stores a page raw; zswap does the same); a device's leftovers are
+	 * redone by batch_redo() if it gets a context, never held against
+	 * the device.
 	 */
 	ctx = zbatch_ctx_get();
 	/* handoff "always" (tests): the engines run everything they were given */
 	n = zbatch_sw_drain(ctx, job, &job->slice[0], NULL,
-			    READ_ONCE(zbatch_handoff) != ZBATCH_HANDOFF_ALWAYS, max, &stolen);
+			    ctx && READ_ONCE(zbatch_handoff) != ZBATCH_HANDOFF_ALWAYS,
+			    max, &stolen);
 	if (ctx)
 		zbatch_ctx_put(ctx);
 	if (stolen && ctx)
@@ -572,13 +578,26 @@ static bool cr_device_failed(const struct zbatch_req *req)
 }
 
 /*
+ * Whether a record that says "failed" may be the device's fault: not the
+ * submitter's own failure to get a context, nor a descriptor the executor
+ * refused to take.
+ */
+static bool cr_blames_device(const struct iax_completion_record *cr)
+{
+	if (cr->status == IAX_COMP_ANALYTICS_ERROR && cr->error_code == ZBATCH_CR_ERR_NOMEM)
+		return false;
+	return cr->status != ZBATCH_CR_OFFLOAD || cr->error_code != ZBATCH_OFFLOAD_REFUSED;
+}
+
+/*
  * Redo in software what a device failed (cr_device_failed()): nothing is
  * lost to a device error, a corrupt record or a timeout. The device is to
- * blame only when software then did what it did not: a stream that fails
- * again is bad input (a caller's corrupt data), not a device error, and
- * must not take a WQ out of service for everyone. Device errors are
- * counted per WQ: a software WQ failing ZBATCH_WQ_ERR_LIMIT times in a
- * row leaves service.
+ * blame only when software then succeeded where it did not: a stream that
+ * fails again is bad input (a caller's corrupt data, `bad_input`), a
+ * compress that overflows again is the data's answer, and neither must
+ * take a WQ out of service for everyone. Device errors are counted per
+ * WQ: a software WQ failing ZBATCH_WQ_ERR_LIMIT times in a row leaves
+ * service.
  */
 static void batch_redo(struct zbatch_batch *batch)
 {
@@ -589,25 +608,32 @@ static void batch_redo(struct zbatch_batch *batch)
 	if (batch->flags & ZBATCH_F_NO_FALLBACK)
 		return;
 	list_for_each_entry(req, &batch->reqs, chain) {
+		bool blame;
+
 		if (!req->wq || !cr_device_failed(req))
 			continue;
 		if (!ctx)
 			ctx = zbatch_ctx_get();
 		if (!ctx)
 			return;	/* the records keep saying what failed */
+		blame = cr_blames_device(&req->cr);
 		memset(&req->cr, 0, sizeof(req->cr));
 		zbatch_sw_run(ctx, &req->desc, batch->codec, batch->job.verify);
 		n++;
-		if (cr_device_failed(req)) {
-			zbatch_stat_add(&zbatch_gstats, ZST_BAD_INPUT, 1);
+		if (req->wq->ops != &zbatch_exec_sw)
+			iaa++;
+		if (!blame)
+			continue;
+		if (READ_ONCE(req->cr.status) != IAX_COMP_SUCCESS) {
+			/* software failed too: the data's doing, or no memory */
+			if (cr_device_failed(req) && req->cr.error_code != ZBATCH_CR_ERR_NOMEM)
+				zbatch_stat_add(&zbatch_gstats, ZST_BAD_INPUT, 1);
 			continue;
 		}
 		zbatch_stat_add(&zbatch_gstats, ZST_DEVICE_ERRORS, 1);
 		zbatch_stat_add(&req->wq->stats, ZST_DEVICE_ERRORS, 1);
 		if (req->wq->ops == &zbatch_exec_sw)
 			zbatch_wq_device_error(req->wq);
-		else
-			iaa++;
 	}
 	if (ctx)
 		zbatch_ctx_put(ctx);
@@ -927,6 +953,8 @@ int zbatch_run_units(struct zbatch_units *u, unsigned int codec,
 	ret = zbatch_submit(&u->batch);
 	if (ret == -EINPROGRESS)
 		ret = zbatch_wait(&u->batch);
+	else if (ret == -EINVAL && u->req[0].status == -EINPROGRESS)
+		return ret;	/* refused whole: nothing ran, @dst as it was */
 	for (i = 0, d = dst; i < nr_units; i++, d = sg_next(d))
 		d->length = u->req[i].status ? (unsigned int)u->req[i].status :
 					       u->req[i].produced;

@@ -90,6 +90,7 @@ struct iaa_slot {
 /* One attachment: a transform and its requests. */
 struct iaa_inst {
 	struct crypto_acomp *tfm;
+	char driver[CRYPTO_MAX_ALG_NAME];
 	unsigned int nr;
 	struct iaa_slot *slots;
 	unsigned int *free;		/* stack of free slot indexes */
@@ -242,11 +243,13 @@ static void finish_record(struct iaa_slot *s, int err)
 				 s->desc->src1_size);
 		return;
 	}
-	if (err != -ETIMEDOUT)
+	/* -ENOMEM: refused at submit (no bounce room), never the device's */
+	if (err != -ETIMEDOUT && err != -ENOMEM)
 		atomic64_inc(&iaa.device_errors);
 	zbatch_cr_finish(cr, ZBATCH_CR_OFFLOAD,
 			 err == -ETIMEDOUT ? ZBATCH_OFFLOAD_TIMEOUT :
-			 err == -ENODEV ? ZBATCH_OFFLOAD_NODEV : ZBATCH_OFFLOAD_ERROR,
+			 err == -ENODEV ? ZBATCH_OFFLOAD_NODEV :
+			 err == -ENOMEM ? ZBATCH_OFFLOAD_REFUSED : ZBATCH_OFFLOAD_ERROR,
 			 0, 0);
 }
 
@@ -293,6 +296,8 @@ static void slot_submit(struct iaa_inst *in, struct iaa_slot *s,
 			struct iax_hw_desc *d, struct zbatch_job *job)
 {
 	bool comp = d->opcode == IAX_OPCODE_COMPRESS;
+	/* a compress no smaller than its input is stored raw: no room past it */
+	unsigned int dcap = comp ? min(d->max_dst_size, d->src1_size) : d->max_dst_size;
 	int ret, v;
 
 	s->desc = d;
@@ -302,7 +307,7 @@ static void slot_submit(struct iaa_inst *in, struct iaa_slot *s,
 	atomic_set_release(&s->state, ((v & ~3) + 4) | SLOT_BUSY);
 	atomic64_inc(&iaa.requests);
 	s->big = -1;
-	if (slot_room(in, s, max(d->src1_size, d->max_dst_size))) {
+	if (slot_room(in, s, max(d->src1_size, dcap))) {
 		/* every large bounce pair on the device: software does it */
 		atomic64_inc(&iaa.refused);
 		slot_done(s, -ENOMEM);
@@ -310,9 +315,8 @@ static void slot_submit(struct iaa_inst *in, struct iaa_slot *s,
 	}
 	memcpy(s->bsrc, (void *)(uintptr_t)d->src1_addr, d->src1_size);
 	sg_init_one(&s->src, s->bsrc, d->src1_size);
-	sg_init_one(&s->dst, s->bdst, d->max_dst_size);
-	acomp_request_set_params(s->areq, &s->src, &s->dst, d->src1_size,
-				 d->max_dst_size);
+	sg_init_one(&s->dst, s->bdst, dcap);
+	acomp_request_set_params(s->areq, &s->src, &s->dst, d->src1_size, dcap);
 	acomp_request_set_callback(s->areq, 0, slot_complete, s);
 	ret = comp ? crypto_acomp_compress(s->areq) : crypto_acomp_decompress(s->areq);
 	if (ret == -EINPROGRESS)
@@ -387,11 +391,14 @@ static unsigned int iaa_expire(struct zbatch_wq *wq, struct zbatch_job *job)
 		atomic64_inc(&iaa.timeouts);
 		finish_record(s, -ETIMEDOUT);
 		zbatch_job_release(job, 1);
-		users_put();
 		n++;
 	}
-	if (n)
-		go_offline("a descriptor timed out", -ETIMEDOUT);
+	if (!n)
+		return 0;
+	go_offline("a descriptor timed out", -ETIMEDOUT);
+	/* last: once the users drop, detach() may free @in */
+	if (atomic_sub_and_test(n, &iaa.users))
+		wake_up_var(&iaa.users);
 	return n;
 }
 
@@ -469,6 +476,7 @@ static struct iaa_inst *inst_create(const char *driver, int *err)
 	*err = -ENOMEM;
 	if (!in)
 		return NULL;
+	strscpy(in->driver, driver, sizeof(in->driver));
 	/* NOLOAD: never modprobe from here; iaa_crypto is loaded by idxd */
 	in->tfm = crypto_alloc_acomp(driver, 0, CRYPTO_NOLOAD);
 	if (IS_ERR(in->tfm)) {
@@ -530,10 +538,10 @@ static void free_work(struct work_struct *w)
 }
 
 /*
- * Requests of detached instances still waiting for their completion, and
- * the instances kept for them in @parked.
+ * Requests of detached instances of @driver (NULL: any) still waiting for
+ * their completion, and the instances kept for them in @parked.
  */
-static int graveyard_count(unsigned int *parked)
+static int graveyard_count(const char *driver, unsigned int *parked)
 {
 	struct iaa_inst *in;
 	int n = 0;
@@ -541,6 +549,8 @@ static int graveyard_count(unsigned int *parked)
 	*parked = 0;
 	spin_lock(&iaa.grave_lock);
 	list_for_each_entry(in, &iaa.graveyard, grave) {
+		if (driver && strcmp(driver, in->driver))
+			continue;
 		n += atomic_read(&in->abandoned);
 		(*parked)++;
 	}
@@ -650,14 +660,15 @@ static void attach(void)
 	}
 	WRITE_ONCE(iaa.state, IAA_OFFLINE);
 	/*
-	 * A device that never completed what an earlier attachment gave it
+	 * A driver that never completed what an earlier attachment gave it
 	 * (a hung device: its probe or traffic timed out) gets no new
-	 * instance until it does: each would be parked in turn, about 1 MiB
-	 * a retry, without bound. At most one instance waits in the
-	 * graveyard; the retry attaches once its last completion came.
+	 * instance until it does: each would be parked in turn, about 3 MiB
+	 * a retry, without bound. At most one instance per driver waits in
+	 * the graveyard; the retry attaches once its last completion came
+	 * (pointing iaa/driver at another driver attaches that one).
 	 */
 	free_work(&iaa.free_work);	/* those whose last one came */
-	ret = graveyard_count(&parked);
+	ret = graveyard_count(iaa.driver, &parked);
 	if (ret) {
 		set_reason("%s holds %d request(s) never completed (hung?): waiting for them",
 			   iaa.driver, ret);
@@ -771,7 +782,7 @@ static ssize_t reason_show(struct kobject *k, struct kobj_attribute *a, char *bu
 static ssize_t stats_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 {
 	unsigned int parked, kib = 0;
-	int abandoned = graveyard_count(&parked);
+	int abandoned = graveyard_count(NULL, &parked);
 	struct iaa_inst *in;
 
 	mutex_lock(&iaa.lock);

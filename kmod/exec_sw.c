@@ -222,7 +222,7 @@ static struct zbatch_slice *find_slice(struct zbatch_engine *e, bool take)
 			continue;
 		spin_lock_irq(&wq->lock);
 		list_for_each_entry(s, &wq->slices, node) {
-			if (s->job->cpu == e->cpu)
+			if (s->job->cpu == READ_ONCE(e->cpu))
 				continue;
 			found = s;
 			if (take) {
@@ -359,9 +359,10 @@ void zbatch_sw_stop(struct zbatch_dev *dev)
  * Engine placement. An engine runs on one CPU (affinity, not
  * kthread_bind(): hotplug must not strand it). CPUs it may use: online,
  * of its device's node, and housekeeping ones (not isolcpus= or
- * nohz_full= CPUs: those are the user's). When its CPU goes down it moves
- * to another of them before the scheduler would break its affinity to
- * any CPU; when its CPU comes back it goes home. engines_lock (mutex)
+ * nohz_full= CPUs: those are the user's). When its CPU goes down it is
+ * pinned to another of them (the scheduler may already have moved it off
+ * the dying CPU, its affinity widened to any CPU: this narrows it again);
+ * when its CPU comes back it goes home. engines_lock (mutex)
  * serialises placement: start and the hotplug callbacks; engine_mask is
  * scratch under it. Lock order: the CPU hotplug lock, then engines_lock.
  */
@@ -395,11 +396,14 @@ static void engine_cpus(int node, int except)
 static void engine_place(struct zbatch_engine *e, int cpu)
 {
 	lockdep_assert_held(&engines_lock);
-	WRITE_ONCE(e->cpu, cpu);
-	set_cpus_allowed_ptr(e->task, cpumask_of(cpu));
+	if (!set_cpus_allowed_ptr(e->task, cpumask_of(cpu)))
+		WRITE_ONCE(e->cpu, cpu);
 }
 
-/* @cpu is going down (still online): its engines move to another CPU. */
+/*
+ * @cpu is going down (still online, no longer active): its engines move
+ * to the other allowed CPUs, spread round robin after it.
+ */
 static int engines_cpu_down(unsigned int cpu)
 {
 	unsigned int d, i;
@@ -407,18 +411,18 @@ static int engines_cpu_down(unsigned int cpu)
 	mutex_lock(&engines_lock);
 	for (d = 0; d < zbatch_nr_devs; d++) {
 		struct zbatch_dev *dev = zbatch_devs[d];
+		unsigned int to = cpu;
 
+		engine_cpus(dev->node, cpu);
 		for (i = 0; i < dev->nr_engines; i++) {
 			struct zbatch_engine *e = &dev->engines[i];
-			unsigned int to;
 
 			if (!e->task || e->cpu != cpu)
 				continue;
-			engine_cpus(dev->node, cpu);
-			/* spread: the next allowed CPU after this one */
-			to = cpumask_next_wrap(cpu, &engine_mask, cpu, false);
-			if (to < nr_cpu_ids)
-				engine_place(e, to);
+			to = cpumask_next_wrap(to, &engine_mask, to, false);
+			if (to >= nr_cpu_ids)
+				break;		/* nowhere else: the scheduler decides */
+			engine_place(e, to);
 		}
 	}
 	mutex_unlock(&engines_lock);
@@ -437,7 +441,7 @@ static int engines_cpu_up(unsigned int cpu)
 		for (i = 0; i < dev->nr_engines; i++) {
 			struct zbatch_engine *e = &dev->engines[i];
 
-			if (e->task && e->home == cpu && e->cpu != cpu)
+			if (e->task && e->home == cpu)
 				engine_place(e, cpu);
 		}
 	}
@@ -449,8 +453,9 @@ static int engines_cpu_up(unsigned int cpu)
  * zbatch_sw_hotplug_start() - follow CPU hotplug with every engine
  *
  * Once all devices and their engines exist; zbatch_sw_hotplug_stop()
- * before any is stopped. Engines whose CPU went offline meanwhile are
- * moved at once (the callbacks are not run for the current state).
+ * before any is stopped. Every engine is placed again at once: its CPU
+ * may have gone down, or down and up, since it was started (the
+ * callbacks are not run for the current state).
  *
  * Return: 0 or a negative errno.
  */
@@ -465,6 +470,8 @@ int zbatch_sw_hotplug_start(void)
 	if (ret >= 0) {
 		engines_hp = ret;
 		ret = 0;
+		for_each_online_cpu(cpu)
+			engines_cpu_up(cpu);
 		for_each_possible_cpu(cpu)
 			if (!cpu_online(cpu))
 				engines_cpu_down(cpu);
@@ -521,6 +528,7 @@ int zbatch_sw_start(struct zbatch_dev *dev, unsigned int *next_cpu)
 			goto out;
 		}
 		e->task = t;
+		e->cpu = cpu;
 		engine_place(e, cpu);
 		wake_up_process(t);
 	}

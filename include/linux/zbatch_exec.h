@@ -15,8 +15,10 @@
  *     with release semantics, as the device does,
  *   - may steal unclaimed descriptors from the job's other stealable
  *     slices once its own is empty (a slow engine holds a batch by the
- *     one descriptor it claimed at most: it runs that to the end, into
- *     the caller's buffer, so nobody may redo it meanwhile),
+ *     one descriptor it claimed, which it runs to the end into the
+ *     caller's buffer so that nobody may redo it meanwhile, and by its
+ *     slice reference until it releases it; never by what it has not
+ *     claimed),
  *   - then calls zbatch_job_release() once for every descriptor it ran and
  *     once for the slice it held; after that it never touches the job.
  *
@@ -55,6 +57,7 @@
 #define ZBATCH_OFFLOAD_ERROR		1	/* the driver reported an error */
 #define ZBATCH_OFFLOAD_TIMEOUT		2	/* abandoned at the timeout */
 #define ZBATCH_OFFLOAD_NODEV		3	/* the driver has no device */
+#define ZBATCH_OFFLOAD_REFUSED		4	/* the executor could not take it */
 
 /* Most slices a job is cut into: the submitter's and 15 executors'. */
 #define ZBATCH_MAX_SLICES	16

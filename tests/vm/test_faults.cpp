@@ -353,6 +353,37 @@ TEST(Faults, AllocationFailureInTheSubmitPathIsAnErrorNotACorruption)
 	EXPECT_EQ(round_trips(ZBATCH_CODEC_LZ4, 16, 60), 0);
 }
 
+// A submitter that gets no context must fail only what nobody else would
+// run, and its own failure is never a device's: the engines' slices stay
+// theirs (they have contexts), and what the core redoes after a
+// submitter's -ENOMEM never counts against a WQ. Large batches handed to
+// the engines with every other context allocation failing.
+TEST(Faults, NoContextIsNeverADeviceError)
+{
+	auto d = Device::open();
+	ASSERT_TRUE(d);
+	auto s0 = stats();
+	ASSERT_EQ(sysfs_write(kDbg + "/fault_nomem", "2"), 0);
+	for (int round = 0; round < 8; round++) {
+		std::vector<std::vector<uint8_t>> in(64), out(64, std::vector<uint8_t>(4096));
+		std::vector<Request> c(64);
+		for (int i = 0; i < 64; i++) {
+			in[i] = zbatch::generate(zbatch::Pattern::Text, 4096, 900 + round * 64 + i);
+			c[i] = {in[i], out[i]};
+		}
+		auto r = d->submit(ZBATCH_OP_COMPRESS, ZBATCH_CODEC_ZSTD, c);
+		ASSERT_TRUE(r) << r.error().message;
+		for (auto &q : c)
+			EXPECT_TRUE(q.status == 0 || q.status == -ENOMEM) << "status " << q.status;
+	}
+	sysfs_write(kDbg + "/fault_nomem", "0");
+	auto s1 = stats();
+	EXPECT_GT(s1["handoffs"] - s0["handoffs"], 0) << "the engines never got a slice";
+	EXPECT_EQ(s1["device_errors"] - s0["device_errors"], 0);
+	for (auto &w : wqs())
+		EXPECT_EQ(sysfs_read(kSys + "/" + w + "/enabled"), "1") << w << " taken out of service";
+}
+
 // A WQ whose every record says the device failed leaves service after
 // ZBATCH_WQ_ERR_LIMIT in a row; put back, it serves again.
 TEST(Faults, BrokenWqLeavesServiceAndComesBack)
