@@ -145,11 +145,57 @@ unsigned int zbatch_sw_drain(struct zbatch_ctx *ctx, struct zbatch_job *job,
 	return n;
 }
 
+/*
+ * Wake one idle engine of @dev for a slice posted from @cpu: one on
+ * another CPU (one on @cpu would only take that CPU from the submitter).
+ * Returns whether an engine is coming: woken, or awake on another CPU
+ * (it finds the slice when it is done).
+ */
+static bool sw_wake_other(struct zbatch_dev *dev, int cpu)
+{
+	bool awake = false;
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_engines; i++) {
+		struct zbatch_engine *e = &dev->engines[i];
+
+		if (READ_ONCE(e->cpu) == cpu)
+			continue;
+		if (!READ_ONCE(e->idle)) {
+			awake = true;
+			continue;
+		}
+		if (xchg(&e->idle, false)) {
+			wake_up_process(e->task);
+			return true;
+		}
+	}
+	return awake;
+}
+
+/*
+ * None coming from another CPU (every engine may share the submitter's
+ * CPU once CPUs went offline): an idle one on the submitter's CPU, since
+ * a posted slice must always have an engine coming.
+ */
+static void sw_wake_here(struct zbatch_dev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->nr_engines; i++) {
+		struct zbatch_engine *e = &dev->engines[i];
+
+		if (READ_ONCE(e->idle) && xchg(&e->idle, false)) {
+			wake_up_process(e->task);
+			return;
+		}
+	}
+}
+
 static int sw_post(struct zbatch_wq *wq, struct zbatch_slice *s)
 {
 	struct zbatch_dev *dev = wq->dev;
 	unsigned long flags;
-	unsigned int i;
 
 	if (READ_ONCE(wq->fault.kind) == ZBATCH_FAULT_FULL)
 		return -EAGAIN;		/* fault injection: a full WQ */
@@ -168,16 +214,8 @@ static int sw_post(struct zbatch_wq *wq, struct zbatch_slice *s)
 	 * the slice before sleeping, or we see it idle and wake it.
 	 */
 	smp_mb();
-	for (i = 0; i < dev->nr_engines; i++) {
-		struct zbatch_engine *e = &dev->engines[i];
-
-		if (READ_ONCE(e->cpu) == s->job->cpu || !READ_ONCE(e->idle))
-			continue;
-		if (xchg(&e->idle, false)) {
-			wake_up_process(e->task);
-			break;
-		}
-	}
+	if (!sw_wake_other(dev, s->job->cpu))
+		sw_wake_here(dev);
 	return 0;
 }
 
@@ -209,10 +247,28 @@ const struct zbatch_exec_ops zbatch_exec_sw = {
  * (not stalled, not from a submitter on @e's CPU); taken off the queue
  * when @take.
  */
+/* Whether another engine of @e's device runs on another CPU than @e. */
+static bool engines_elsewhere(struct zbatch_engine *e)
+{
+	int cpu = READ_ONCE(e->cpu);
+	unsigned int i;
+
+	for (i = 0; i < e->dev->nr_engines; i++)
+		if (READ_ONCE(e->dev->engines[i].cpu) != cpu)
+			return true;
+	return false;
+}
+
 static struct zbatch_slice *find_slice(struct zbatch_engine *e, bool take)
 {
 	struct zbatch_dev *dev = e->dev;
 	struct zbatch_slice *s, *found = NULL;
+	/*
+	 * A slice from a submitter on this CPU is left to an engine on
+	 * another CPU, if there is one: with every engine on the submitter's
+	 * CPU (CPUs gone offline), someone here must take it.
+	 */
+	bool skip_here = engines_elsewhere(e);
 	unsigned int i;
 
 	for (i = 0; i < dev->nr_wqs && !found; i++) {
@@ -222,7 +278,7 @@ static struct zbatch_slice *find_slice(struct zbatch_engine *e, bool take)
 			continue;
 		spin_lock_irq(&wq->lock);
 		list_for_each_entry(s, &wq->slices, node) {
-			if (s->job->cpu == READ_ONCE(e->cpu))
+			if (skip_here && s->job->cpu == READ_ONCE(e->cpu))
 				continue;
 			found = s;
 			if (take) {
@@ -400,6 +456,20 @@ static void engine_place(struct zbatch_engine *e, int cpu)
 		WRITE_ONCE(e->cpu, cpu);
 }
 
+/* After engines moved: each idle one looks at the WQs again. */
+static void engines_kick(void)
+{
+	unsigned int d, i;
+
+	for (d = 0; d < zbatch_nr_devs; d++)
+		for (i = 0; i < zbatch_devs[d]->nr_engines; i++) {
+			struct zbatch_engine *e = &zbatch_devs[d]->engines[i];
+
+			if (e->task && READ_ONCE(e->idle) && xchg(&e->idle, false))
+				wake_up_process(e->task);
+		}
+}
+
 /*
  * @cpu is going down (still online, no longer active): its engines move
  * to the other allowed CPUs, spread round robin after it.
@@ -425,6 +495,7 @@ static int engines_cpu_down(unsigned int cpu)
 			engine_place(e, to);
 		}
 	}
+	engines_kick();
 	mutex_unlock(&engines_lock);
 	return 0;
 }
@@ -445,6 +516,7 @@ static int engines_cpu_up(unsigned int cpu)
 				engine_place(e, cpu);
 		}
 	}
+	engines_kick();
 	mutex_unlock(&engines_lock);
 	return 0;
 }
