@@ -169,6 +169,7 @@ static bool sw_wake_other(struct zbatch_dev *dev, int cpu)
 			wake_up_process(e->task);
 			return true;
 		}
+		awake = true;	/* another poster just woke it: it is coming */
 	}
 	return awake;
 }
@@ -242,11 +243,6 @@ const struct zbatch_exec_ops zbatch_exec_sw = {
 	.stealable = sw_stealable,
 };
 
-/*
- * The oldest slice of the device's highest-priority WQ that @e may run
- * (not stalled, not from a submitter on @e's CPU); taken off the queue
- * when @take.
- */
 /* Whether another engine of @e's device runs on another CPU than @e. */
 static bool engines_elsewhere(struct zbatch_engine *e)
 {
@@ -259,16 +255,16 @@ static bool engines_elsewhere(struct zbatch_engine *e)
 	return false;
 }
 
+/*
+ * The oldest slice of the device's highest-priority WQ that @e may run
+ * (not stalled, not from a submitter on @e's CPU unless no engine is
+ * elsewhere); taken off the queue when @take.
+ */
 static struct zbatch_slice *find_slice(struct zbatch_engine *e, bool take)
 {
 	struct zbatch_dev *dev = e->dev;
 	struct zbatch_slice *s, *found = NULL;
-	/*
-	 * A slice from a submitter on this CPU is left to an engine on
-	 * another CPU, if there is one: with every engine on the submitter's
-	 * CPU (CPUs gone offline), someone here must take it.
-	 */
-	bool skip_here = engines_elsewhere(e);
+	int elsewhere = -1;	/* engines_elsewhere(), asked at most once */
 	unsigned int i;
 
 	for (i = 0; i < dev->nr_wqs && !found; i++) {
@@ -278,8 +274,18 @@ static struct zbatch_slice *find_slice(struct zbatch_engine *e, bool take)
 			continue;
 		spin_lock_irq(&wq->lock);
 		list_for_each_entry(s, &wq->slices, node) {
-			if (skip_here && s->job->cpu == READ_ONCE(e->cpu))
-				continue;
+			/*
+			 * A slice from a submitter on this CPU is left to an
+			 * engine on another CPU, if there is one (asked only
+			 * then: this runs while polling); with every engine on
+			 * the submitter's CPU (CPUs offline), one here takes it.
+			 */
+			if (s->job->cpu == READ_ONCE(e->cpu)) {
+				if (elsewhere < 0)
+					elsewhere = engines_elsewhere(e);
+				if (elsewhere)
+					continue;
+			}
 			found = s;
 			if (take) {
 				list_del_init(&s->node);
