@@ -39,6 +39,7 @@
 #include <crypto/acompress.h>
 #include <crypto/algapi.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
@@ -134,8 +135,17 @@ static struct {
 	spinlock_t grave_lock;
 	struct work_struct free_work;
 	atomic64_t requests, device_errors, redone, timeouts, refused;
+	bool ever_abandoned;		/* zbatch_iaa_destroy() must wait */
 	bool created;
 } iaa;
+
+/*
+ * debugfs fault_late_completion_ms: the late completion that drops an
+ * instance's last abandoned slot busy-waits that long after its module
+ * reference is gone (0: never), so that a test can unload zbatch while a
+ * task is still in its code.
+ */
+unsigned int zbatch_fault_late_ms;
 
 static void set_reason(const char *fmt, ...) __printf(1, 2);
 
@@ -253,6 +263,20 @@ static void finish_record(struct iaa_slot *s, int err)
 			 0, 0);
 }
 
+/*
+ * fault_late_completion_ms: stay in zbatch's code as a preempted task
+ * would: giving the CPU to whoever wants it (cond_resched() preempts, it
+ * is no voluntary context switch), never sleeping, never with preemption
+ * off (RCU would wait for that anyway).
+ */
+static noinline void late_spin(unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+
+	while (time_before(jiffies, end))
+		cond_resched();
+}
+
 /* The device's answer for a busy slot: from the callback or at submit. */
 static void slot_done(struct iaa_slot *s, int err)
 {
@@ -266,12 +290,24 @@ static void slot_done(struct iaa_slot *s, int err)
 		 * gone. Recycle the slot; a detached instance may go now.
 		 * Nothing of @in is touched after the count drops.
 		 */
+		unsigned int late_ms = READ_ONCE(zbatch_fault_late_ms);
+		bool last;
+
 		atomic_set(&s->state, (v & ~3) | SLOT_FREE);
 		slot_unroom(in, s);
 		slot_put(in, s);
-		if (atomic_dec_and_test(&in->abandoned))
-			queue_work(system_wq, &iaa.free_work);
+		last = atomic_dec_and_test(&in->abandoned);
+		/* unbound: not behind a completion thread that keeps its CPU */
+		if (last)
+			queue_work(system_unbound_wq, &iaa.free_work);
+		/*
+		 * zbatch may be unloaded from here on: this task is still in
+		 * its code until it returns, which zbatch_iaa_destroy() waits
+		 * for (synchronize_rcu_tasks()).
+		 */
 		module_put(THIS_MODULE);
+		if (unlikely(late_ms) && last)
+			late_spin(late_ms);
 		return;
 	}
 	finish_record(s, err);
@@ -387,6 +423,7 @@ static unsigned int iaa_expire(struct zbatch_wq *wq, struct zbatch_job *job)
 		if (atomic_cmpxchg(&s->state, v, (v & ~3) | SLOT_ABANDONED) != v)
 			continue;
 		__module_get(THIS_MODULE);
+		WRITE_ONCE(iaa.ever_abandoned, true);
 		atomic_inc(&in->abandoned);
 		atomic64_inc(&iaa.timeouts);
 		finish_record(s, -ETIMEDOUT);
@@ -904,6 +941,17 @@ void zbatch_iaa_destroy(void)
 	/* abandoned slots hold module references: none is left by now */
 	flush_work(&iaa.free_work);
 	free_work(&iaa.free_work);
+	/*
+	 * The task that ran the last late completion dropped its module
+	 * reference in zbatch's code (slot_done()) and may still be there,
+	 * preempted: module unload waits for RCU (irq and preempt-disabled
+	 * callers) but not for a preemptible task, such as the threaded irq
+	 * handler iaa_crypto completes from. A tasks-RCU grace period ends
+	 * only once every task went through a voluntary context switch,
+	 * i.e. left that code. Only after a slot was ever abandoned.
+	 */
+	if (READ_ONCE(iaa.ever_abandoned))
+		synchronize_rcu_tasks();
 	iaa.created = false;
 	zbatch_stats_free(&iaa.dev.stats);
 	zbatch_stats_free(&iaa.wq.stats);

@@ -341,6 +341,8 @@ unsigned int zbatch_sw_drain(struct zbatch_ctx *ctx, struct zbatch_job *job,
 
 /* ---- the IAA executor (exec_iaa.c) ---- */
 extern const struct zbatch_exec_ops zbatch_exec_iaa;
+/* debugfs fault_late_completion_ms (exec_iaa.c, slot_done()) */
+extern unsigned int zbatch_fault_late_ms;
 /* IAA batches: what one submit hands the device (the seeds' 8 per IAA, x2) */
 #define ZBATCH_IAA_BATCH	16
 int zbatch_iaa_create(struct kobject *parent);

@@ -385,6 +385,49 @@ TEST_F(Iaa, HungDeviceDoesNotLeakAnInstancePerRetry)
 	EXPECT_EQ(round_trip(dev, 16), 0);
 }
 
+// The last late completion of a hung device drops zbatch's last module
+// reference in zbatch's own code: unloading zbatch at that moment must
+// wait for the task to leave it (the completion lingers there on purpose,
+// debugfs fault_late_completion_ms), not free the code under it (an oops
+// when the task returns, before the unload waited for tasks-RCU).
+TEST_F(Iaa, UnloadWaitsForTheLateCompletionToLeaveZbatch)
+{
+	const std::string late = kDbg + "/fault_late_completion_ms";
+	ASSERT_EQ(sysfs_write(kSys + "/timeout_ms", "200"), 0);
+	{
+		Inject inj("lost", 1);
+		ASSERT_EQ(sysfs_write(kIaa + "/driver", "deflate-iaa-double"), 0);
+	}
+	ASSERT_GE(iaa_stats()["abandoned"], 1) << "the probe did not time out";
+	ASSERT_EQ(sysfs_write(late, "4000"), 0);
+	using clock = std::chrono::steady_clock;
+	clock::time_point released;
+	std::thread completer([&] {
+		EXPECT_EQ(sysfs_write(kDbl + "/release_lost", "1"), 0);
+		released = clock::now();
+	});
+	// the completer is in its 4 s in zbatch once the references are gone
+	std::string refs;
+	for (int i = 0; i < 100; i++) {
+		refs = sysfs_read("/sys/module/zbatch/refcnt");
+		if (refs == "0")
+			break;
+		std::this_thread::sleep_for(std::chrono::milliseconds(10));
+	}
+	EXPECT_EQ(refs, "0") << "module references left after the late completions";
+	auto rm = run("rmmod zbatch");
+	auto unloaded = clock::now();
+	completer.join();
+	if (rm.status != 0) {
+		sysfs_write(late, "0");
+		FAIL() << "rmmod zbatch: " << rm.output;
+	}
+	auto ins = run(kInsmod);
+	ASSERT_EQ(ins.status, 0) << ins.output;
+	EXPECT_GE(unloaded, released) << "zbatch unloaded while a task was still in its code";
+	EXPECT_TRUE(wait_state("online", 10)) << sysfs_read(kIaa + "/reason");
+}
+
 // The algorithm appears after zbatch loaded (a WQ binds later): the crypto
 // notifier attaches it without waiting for the retry period.
 TEST_F(Iaa, PicksUpTheDriverWhenItAppearsAndReportsWhenItIsMissing)
