@@ -122,8 +122,21 @@ void zbatch_batch_init(struct zbatch_batch *batch, unsigned int codec,
 	init_waitqueue_head(&batch->job.waitq);
 	batch->codec = codec;
 	batch->flags = flags;
+	batch->ctx = NULL;
 }
 EXPORT_SYMBOL_GPL(zbatch_batch_init);
+
+/* The submitter's context: its own (batch->ctx) or one from the pool. */
+static struct zbatch_ctx *submitter_ctx(struct zbatch_batch *batch)
+{
+	return batch->ctx ?: zbatch_ctx_get();
+}
+
+static void submitter_ctx_put(struct zbatch_batch *batch, struct zbatch_ctx *ctx)
+{
+	if (ctx && ctx != batch->ctx)
+		zbatch_ctx_put(ctx);
+}
 
 /**
  * zbatch_batch_add() - chain a request to a batch
@@ -460,13 +473,12 @@ static void drain_here(struct zbatch_batch *batch, unsigned int max)
 	 * redone by batch_redo() if it gets a context, never held against
 	 * the device.
 	 */
-	ctx = zbatch_ctx_get();
+	ctx = submitter_ctx(batch);
 	/* handoff "always" (tests): the engines run everything they were given */
 	n = zbatch_sw_drain(ctx, job, &job->slice[0], NULL,
 			    ctx && READ_ONCE(zbatch_handoff) != ZBATCH_HANDOFF_ALWAYS,
 			    max, &stolen);
-	if (ctx)
-		zbatch_ctx_put(ctx);
+	submitter_ctx_put(batch, ctx);
 	if (stolen && ctx)
 		zbatch_stat_add(&zbatch_gstats, ZST_HELPED, stolen);
 	zbatch_job_release(job, n);
@@ -613,7 +625,7 @@ static void batch_redo(struct zbatch_batch *batch)
 		if (!req->wq || !cr_device_failed(req))
 			continue;
 		if (!ctx)
-			ctx = zbatch_ctx_get();
+			ctx = submitter_ctx(batch);
 		if (!ctx)
 			return;	/* the records keep saying what failed */
 		blame = cr_blames_device(&req->cr);
@@ -635,8 +647,7 @@ static void batch_redo(struct zbatch_batch *batch)
 		if (req->wq->ops == &zbatch_exec_sw)
 			zbatch_wq_device_error(req->wq);
 	}
-	if (ctx)
-		zbatch_ctx_put(ctx);
+	submitter_ctx_put(batch, ctx);
 	if (n)
 		zbatch_stat_add(&zbatch_gstats, ZST_SW_FALLBACKS, n);
 	if (iaa)

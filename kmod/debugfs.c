@@ -13,6 +13,7 @@
 #include <linux/uaccess.h>
 
 #include "internal.h"
+#include "swapdev.h"
 
 static struct dentry *root;
 
@@ -312,6 +313,8 @@ void zbatch_debugfs_create(void)
 	/* fault injection: the submitter's context allocation fails 1 in N */
 	debugfs_create_u32("fault_nomem", 0600, root, &zbatch_fault_nomem);
 	debugfs_create_u64("clock_skew_ns", 0600, root, &zbatch_clock_skew_ns);
+	/* fault injection: the swap device's allocations without reclaim fail 1 in N */
+	debugfs_create_u32("fault_swap_alloc", 0600, root, &zb_fault_fast_alloc);
 	/* fault injection: the last late IAA completion lingers in zbatch */
 	debugfs_create_u32("fault_late_completion_ms", 0600, root, &zbatch_fault_late_ms);
 	for (d = 0; d < zbatch_nr_devs; d++) {

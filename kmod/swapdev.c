@@ -26,6 +26,7 @@
 
 #include <linux/bio.h>
 #include <linux/blkdev.h>
+#include <linux/cpuhotplug.h>
 #include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -43,7 +44,7 @@ static DEFINE_MUTEX(zb_lock);
 static DEFINE_IDR(zb_idr);
 static struct kobject *zb_kobj;
 
-/* ---- I/O contexts, preallocated, shared by every device ---- */
+/* ---- I/O streams: one per device and CPU, prepared with the device ---- */
 #define ZB_WIN		(ZB_UNIT_MAX_PAGES * PAGE_SIZE)	/* data per write batch */
 /*
  * Compressed bytes a read gathers for one unit-sized region at most: the
@@ -53,7 +54,6 @@ static struct kobject *zb_kobj;
  */
 #define ZB_OUT		(2 * ZB_WIN)
 #define ZB_IO_REQS	16
-#define ZB_IO_MAX	16
 /* What read_region()'s "an empty context takes any region" rests on. */
 static_assert(ZB_IO_REQS >= ZB_UNIT_MAX_PAGES && ZB_IO_REQS <= ZBATCH_MAX_BATCH);
 static_assert(ZB_OUT >= (2 * ZB_UNIT_MAX_PAGES - 1) * PAGE_SIZE);
@@ -75,8 +75,13 @@ struct zb_item {
 	u8 *to[ZB_UNIT_MAX_PAGES];
 };
 
+/*
+ * What one bio's I/O needs, all of it allocated when its CPU came up for
+ * the device: the batch and its requests, the codec context the
+ * submitter runs its share of the batch on (and redoes failures on), and
+ * the buffers for compressed data.
+ */
 struct zb_io {
-	struct list_head node;
 	struct zbatch_batch batch;
 	struct zbatch_req req[ZB_IO_REQS];
 	struct zb_item item[ZB_IO_REQS];	/* item[i] says what req[i] is for */
@@ -84,68 +89,100 @@ struct zb_io {
 	unsigned int used;	/* bytes of out */
 	unsigned int sused;	/* bytes of scratch */
 	unsigned int codec;
+	struct zbatch_ctx ctx;	/* prepared for codec */
 	u8 *out;		/* compressed data in or out, ZB_OUT */
 	u8 *scratch;		/* units read in part, ZB_WIN */
 };
 
-/* io_lock (spinlock): io_free. */
-static DEFINE_SPINLOCK(io_lock);
-static LIST_HEAD(io_free);
-static DECLARE_WAIT_QUEUE_HEAD(io_wait);
-static unsigned int io_count;
-
-static void io_free_one(struct zb_io *io)
+static void io_free(struct zb_io *io)
 {
+	if (!io)
+		return;
+	zbatch_ctx_free(&io->ctx);
 	kvfree(io->out);
 	kvfree(io->scratch);
 	kfree(io);
 }
 
-/* Grow the pool to @want contexts; under zb_lock, may sleep. */
-static int io_pool_grow(unsigned int want)
+static struct zb_io *io_alloc(unsigned int codec, int node)
 {
-	while (io_count < want) {
-		struct zb_io *io = kzalloc(sizeof(*io), GFP_KERNEL);
+	struct zb_io *io = kzalloc_node(sizeof(*io), GFP_KERNEL, node);
 
-		if (io) {
-			io->out = kvmalloc(ZB_OUT, GFP_KERNEL);
-			io->scratch = kvmalloc(ZB_WIN, GFP_KERNEL);
-		}
-		if (!io || !io->out || !io->scratch) {
-			if (io)
-				io_free_one(io);
-			return -ENOMEM;
-		}
-		spin_lock(&io_lock);
-		list_add(&io->node, &io_free);
-		io_count++;
-		spin_unlock(&io_lock);
-		wake_up(&io_wait);
+	if (!io)
+		return NULL;
+	io->codec = codec;
+	io->out = kvmalloc_node(ZB_OUT, GFP_KERNEL, node);
+	io->scratch = kvmalloc_node(ZB_WIN, GFP_KERNEL, node);
+	if (!io->out || !io->scratch || zbatch_ctx_prepare(&io->ctx, codec)) {
+		io_free(io);
+		return NULL;
 	}
+	return io;
+}
+
+/*
+ * The device's streams, in the CPU hotplug state's "prepare" section (as
+ * zram's): a CPU's stream is allocated before the CPU runs anything and
+ * freed once it is dead, under the stream's lock, so that a task that
+ * took it on that CPU and still holds it is waited for.
+ */
+static enum cpuhp_state zb_cpuhp;
+
+static int zb_cpu_prepare(unsigned int cpu, struct hlist_node *node)
+{
+	struct zb_swapdev *z = hlist_entry(node, struct zb_swapdev, cpuhp);
+	struct zb_stream *stm = per_cpu_ptr(z->streams, cpu);
+	struct zb_io *io = io_alloc(z->codec, cpu_to_node(cpu));
+
+	if (!io)
+		return -ENOMEM;
+	mutex_lock(&stm->lock);
+	swap(stm->io, io);
+	mutex_unlock(&stm->lock);
+	io_free(io);	/* a stream left from a failed bring-up */
 	return 0;
 }
 
-static void io_pool_destroy(void)
+static int zb_cpu_dead(unsigned int cpu, struct hlist_node *node)
 {
-	struct zb_io *io, *tmp;
-
-	list_for_each_entry_safe(io, tmp, &io_free, node) {
-		list_del(&io->node);
-		io_free_one(io);
-	}
-	io_count = 0;
-}
-
-static struct zb_io *io_take(void)
-{
+	struct zb_swapdev *z = hlist_entry(node, struct zb_swapdev, cpuhp);
+	struct zb_stream *stm = per_cpu_ptr(z->streams, cpu);
 	struct zb_io *io;
 
-	spin_lock(&io_lock);
-	io = list_first_entry_or_null(&io_free, struct zb_io, node);
-	if (io)
-		list_del(&io->node);
-	spin_unlock(&io_lock);
-	return io;
+	mutex_lock(&stm->lock);
+	io = stm->io;
+	stm->io = NULL;
+	mutex_unlock(&stm->lock);
+	io_free(io);
+	return 0;
+}
+
+/* Streams for every CPU up; with the store (disksize set). */
+static int streams_create(struct zb_swapdev *z)
+{
+	int cpu, ret;
+
+	z->streams = alloc_percpu(struct zb_stream);
+	if (!z->streams)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		mutex_init(&per_cpu_ptr(z->streams, cpu)->lock);
+	ret = cpuhp_state_add_instance(zb_cpuhp, &z->cpuhp);
+	if (ret) {
+		free_percpu(z->streams);
+		z->streams = NULL;
+	}
+	return ret;
+}
+
+static void streams_destroy(struct zb_swapdev *z)
+{
+	if (!z->streams)
+		return;
+	/* calls zb_cpu_dead() for every CPU up */
+	cpuhp_state_remove_instance(zb_cpuhp, &z->cpuhp);
+	free_percpu(z->streams);
+	z->streams = NULL;
 }
 
 /* An empty batch; the previous one, if any, has finished. */
@@ -153,27 +190,41 @@ static void io_reset(struct zb_io *io)
 {
 	/* async_irq: the submitter sleeps rather than spins on the engines */
 	zbatch_batch_init(&io->batch, io->codec, ZBATCH_KF_ASYNC_IRQ);
+	io->batch.ctx = &io->ctx;
 	io->n = 0;
 	io->used = 0;
 	io->sused = 0;
 }
 
-static struct zb_io *io_get(struct zb_swapdev *z)
+/*
+ * This CPU's stream, locked. The lock is a mutex, not preemption off:
+ * the task may sleep (waiting for its batch) and move to another CPU
+ * while it holds the stream; another task on this CPU then waits for it
+ * (counted: stream_waits). Between picking the stream and locking it the
+ * task may have moved off a CPU that went down since: then it tries
+ * again where it is now.
+ */
+static struct zb_io *io_get(struct zb_swapdev *z, struct zb_stream **stmp)
 {
-	struct zb_io *io;
+	for (;;) {
+		struct zb_stream *stm = raw_cpu_ptr(z->streams);
 
-	wait_event(io_wait, (io = io_take()) != NULL);
-	io->codec = z->codec;
-	io_reset(io);
-	return io;
+		if (!mutex_trylock(&stm->lock)) {
+			zb_stat_add(z, ZBS_STREAM_WAITS, 1);
+			mutex_lock(&stm->lock);
+		}
+		if (likely(stm->io)) {
+			*stmp = stm;
+			io_reset(stm->io);
+			return stm->io;
+		}
+		mutex_unlock(&stm->lock);
+	}
 }
 
-static void io_put(struct zb_io *io)
+static void io_put(struct zb_stream *stm)
 {
-	spin_lock(&io_lock);
-	list_add(&io->node, &io_free);
-	spin_unlock(&io_lock);
-	wake_up(&io_wait);
+	mutex_unlock(&stm->lock);
 }
 
 static struct zb_item *io_add(struct zb_io *io, enum zbatch_op op, const void *src,
@@ -197,7 +248,33 @@ static void io_run(struct zb_swapdev *z, struct zb_io *io, int rw)
 }
 
 /* ---- write ---- */
-static int io_store(struct zb_swapdev *z, struct zb_io *io)
+/* A store that could not get memory without direct reclaim. */
+struct zb_stall {
+	unsigned long index;
+	unsigned int pages;
+	unsigned int clen;
+};
+
+/* Store one object's worth; on -EAGAIN, say what stalled in @stall. */
+static int store(struct zb_swapdev *z, unsigned long index, unsigned int pages,
+		 const void *data, unsigned int len, struct zb_reserve *rv,
+		 struct zb_stall *stall)
+{
+	int ret = pages == 1 ? zb_store_page(z, index, data, len, rv) :
+		  zb_store_unit(z, index, pages, data, len, rv);
+
+	if (ret == -EAGAIN)
+		*stall = (struct zb_stall){ index, pages, len };
+	return ret;
+}
+
+/*
+ * Store what @io compressed, in index order. Return: 0; -EAGAIN when a
+ * store stalled (everything before @stall->index is stored); or the
+ * store's error.
+ */
+static int io_store(struct zb_swapdev *z, struct zb_io *io, struct zb_reserve *rv,
+		    struct zb_stall *stall)
 {
 	unsigned int i, p;
 	int ret = 0;
@@ -212,12 +289,12 @@ static int io_store(struct zb_swapdev *z, struct zb_io *io)
 
 			/* no smaller than a huge object: keep it raw, read it free */
 			if (len >= zs_huge_class_size(z->pool))
-				ret = zb_store_page(z, it->index, it->src, PAGE_SIZE);
+				ret = store(z, it->index, 1, it->src, PAGE_SIZE, rv, stall);
 			else
-				ret = zb_store_page(z, it->index, req->dst, len);
+				ret = store(z, it->index, 1, req->dst, len, rv, stall);
 		} else if (!req->status) {
-			ret = zb_store_unit(z, it->index, it->pages, req->dst,
-					    req->produced);
+			ret = store(z, it->index, it->pages, req->dst, req->produced,
+				    rv, stall);
 		} else {
 			/*
 			 * Did not compress (-ENOSPC), or compression failed:
@@ -229,51 +306,92 @@ static int io_store(struct zb_swapdev *z, struct zb_io *io)
 			if (req->status != -ENOSPC)
 				zb_stat_add(z, ZBS_COMP_ERRORS, 1);
 			for (p = 0; p < it->pages && !ret; p++)
-				ret = zb_store_page(z, it->index + p,
-						    it->src + p * PAGE_SIZE, PAGE_SIZE);
+				ret = store(z, it->index + p, 1, it->src + p * PAGE_SIZE,
+					    PAGE_SIZE, rv, stall);
 		}
 	}
 	return ret;
 }
 
+/*
+ * Put up to a window of @pages pages from @src (for slot @index on) in
+ * @io's batch: units where a whole unit is written, same-filled pages
+ * stored now. Return: the pages taken.
+ */
+static unsigned int io_fill(struct zb_swapdev *z, struct zb_io *io, unsigned long index,
+			    const u8 *src, unsigned int pages)
+{
+	unsigned int taken = 0;
+
+	while (taken < pages && io->n < ZB_IO_REQS) {
+		unsigned int np = 1, cap;
+		struct zb_item *it;
+		unsigned long word;
+
+		if (z->unit_pages > 1 && !(index % z->unit_pages) &&
+		    pages - taken >= z->unit_pages)
+			np = z->unit_pages;
+		if (io->used + np * PAGE_SIZE > ZB_WIN)
+			break;
+		if (np == 1 && zb_page_same_filled(src, &word)) {
+			zb_store_same(z, index, word);
+		} else {
+			/* a unit must save a page, or it is not worth it */
+			cap = np == 1 ? PAGE_SIZE : (np - 1) * PAGE_SIZE;
+			it = io_add(io, ZBATCH_OP_COMPRESS, src, np * PAGE_SIZE,
+				    io->out + io->used, cap);
+			it->index = index;
+			it->pages = np;
+			it->src = src;
+			io->used += np * PAGE_SIZE;
+		}
+		src += np * PAGE_SIZE;
+		index += np;
+		taken += np;
+	}
+	return taken;
+}
+
+/* Consecutive stalls of one store after which the write fails. */
+#define ZB_STALL_TRIES	3
+
+/*
+ * Write @pages pages from @src at slot @index on, a window at a time on
+ * this CPU's stream. A store that cannot get memory without direct
+ * reclaim lets the stream go, reserves its memory (zb_reserve(), which
+ * may reclaim), and the write goes on from that store: compressed again
+ * on whatever stream the task gets, stored from the reserve.
+ */
 static int zb_write(struct zb_swapdev *z, unsigned long index, const u8 *src,
 		    unsigned int pages)
 {
+	struct zb_reserve rv = {};
+	unsigned long stalled_at = ULONG_MAX;
+	unsigned int tries = 0;
 	int ret = 0;
 
 	while (pages && !ret) {
-		struct zb_io *io = io_get(z);
+		struct zb_stall stall;
+		struct zb_stream *stm;
+		struct zb_io *io = io_get(z, &stm);
+		unsigned int done = io_fill(z, io, index, src, pages);
 
-		while (pages && io->n < ZB_IO_REQS) {
-			unsigned int np = 1, cap;
-			struct zb_item *it;
-			unsigned long word;
-
-			if (z->unit_pages > 1 && !(index % z->unit_pages) &&
-			    pages >= z->unit_pages)
-				np = z->unit_pages;
-			if (io->used + np * PAGE_SIZE > ZB_WIN)
-				break;
-			if (np == 1 && zb_page_same_filled(src, &word)) {
-				zb_store_same(z, index, word);
-			} else {
-				/* a unit must save a page, or it is not worth it */
-				cap = np == 1 ? PAGE_SIZE : (np - 1) * PAGE_SIZE;
-				it = io_add(io, ZBATCH_OP_COMPRESS, src, np * PAGE_SIZE,
-					    io->out + io->used, cap);
-				it->index = index;
-				it->pages = np;
-				it->src = src;
-				io->used += np * PAGE_SIZE;
-			}
-			src += np * PAGE_SIZE;
-			index += np;
-			pages -= np;
+		ret = io->n ? io_store(z, io, &rv, &stall) : 0;
+		io_put(stm);
+		if (ret == -EAGAIN) {
+			zb_stat_add(z, ZBS_WRITE_STALLS, 1);
+			tries = stall.index == stalled_at ? tries + 1 : 1;
+			stalled_at = stall.index;
+			zb_reserve_drop(z, &rv);
+			ret = tries > ZB_STALL_TRIES ? -ENOMEM :
+			      zb_reserve(z, &rv, stall.index, stall.pages, stall.clen);
+			done = stall.index - index;
 		}
-		if (io->n)
-			ret = io_store(z, io);
-		io_put(io);
+		src += done * PAGE_SIZE;
+		index += done;
+		pages -= done;
 	}
+	zb_reserve_drop(z, &rv);
 	return ret;
 }
 
@@ -293,9 +411,7 @@ static int io_load(struct zb_swapdev *z, struct zb_io *io)
 			/* redone on the device's own context, once */
 			zbatch_req_init(req, ZBATCH_OP_DECOMPRESS, req->src, req->slen,
 					req->dst, req->dlen);
-			mutex_lock(&z->rescue_lock);
-			zbatch_run_inline(&z->rescue, req, z->codec);
-			mutex_unlock(&z->rescue_lock);
+			zbatch_run_inline(&io->ctx, req, z->codec);
 			zb_stat_add(z, ZBS_DECOMP_REDONE, 1);
 			if (req->status || req->produced != it->want)
 				return req->status ?: -EIO;
@@ -546,6 +662,7 @@ static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 		.z = z, .index = iter.bi_sector >> (PAGE_SHIFT - SECTOR_SHIFT),
 	};
 	struct page *bounce = NULL;
+	struct zb_stream *stm;
 	int ret = 0;
 
 	if ((iter.bi_sector & (PAGE_SECTORS - 1)) || (iter.bi_size & ~PAGE_MASK) ||
@@ -563,7 +680,7 @@ static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 		}
 	}
 	if (!write)
-		r.io = io_get(z);
+		r.io = io_get(z, &stm);
 	while (iter.bi_size && !ret) {
 		/* a multi-page bvec is contiguous memory: a folio arrives whole */
 		struct bio_vec bv = mp_bvec_iter_bvec(bio->bi_io_vec, iter);
@@ -580,7 +697,7 @@ static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 	if (!write) {
 		if (!ret)
 			ret = reader_finish(&r);
-		io_put(r.io);
+		io_put(stm);
 	}
 out:
 	if (bounce)
@@ -672,6 +789,11 @@ static ssize_t disksize_store(struct device *d, struct device_attribute *a,
 	ret = zb_store_init(z, size);
 	if (ret)
 		goto out;
+	ret = streams_create(z);
+	if (ret) {
+		zb_store_destroy(z);
+		goto out;
+	}
 	z->disksize = size;
 	set_capacity_and_notify(z->disk, size >> SECTOR_SHIFT);
 out:
@@ -795,11 +917,13 @@ static ssize_t unit_stat_show(struct device *d, struct device_attribute *a, char
 
 	return sysfs_emit(buf, "units %llu\nunit_fallbacks %llu\npartial_reads %llu\n"
 			  "partial_read_bytes %llu\npartial_writes %llu\nlimit_refused %llu\n"
-			  "miss_free %llu\ncomp_errors %llu\ndecomp_redone %llu\n",
+			  "miss_free %llu\ncomp_errors %llu\ndecomp_redone %llu\n"
+			  "write_stalls %llu\nstream_waits %llu\n",
 			  st(z, ZBS_UNITS), st(z, ZBS_UNIT_FALLBACKS), st(z, ZBS_PARTIAL_READS),
 			  st(z, ZBS_PARTIAL_READ_BYTES), st(z, ZBS_PARTIAL_WRITES),
 			  st(z, ZBS_LIMIT_REFUSED), st(z, ZBS_MISS_FREE),
-			  st(z, ZBS_COMP_ERRORS), st(z, ZBS_DECOMP_REDONE));
+			  st(z, ZBS_COMP_ERRORS), st(z, ZBS_DECOMP_REDONE),
+			  st(z, ZBS_WRITE_STALLS), st(z, ZBS_STREAM_WAITS));
 }
 
 /* Requests per batch of device I/O: "size writes reads", sizes with any. */
@@ -861,9 +985,6 @@ static int zb_add(void)
 	lockdep_assert_held(&zb_lock);
 	if (!try_module_get(THIS_MODULE))
 		return -ENODEV;
-	ret = io_pool_grow(clamp_t(unsigned int, num_online_cpus() + 1, 2, ZB_IO_MAX));
-	if (ret)
-		goto err_put;
 	z = kzalloc(sizeof(*z), GFP_KERNEL);
 	if (!z) {
 		ret = -ENOMEM;
@@ -878,7 +999,6 @@ static int zb_add(void)
 	z->codec = ZBATCH_CODEC_LZ4;
 	z->unit_pages = 1;
 	init_rwsem(&z->init_lock);
-	mutex_init(&z->rescue_lock);
 	z->disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
 	if (IS_ERR(z->disk)) {
 		ret = PTR_ERR(z->disk);
@@ -921,6 +1041,7 @@ static int zb_remove(struct zb_swapdev *z)
 	sync_blockdev(z->disk->part0);
 	del_gendisk(z->disk);
 	down_write(&z->init_lock);
+	streams_destroy(z);
 	zb_store_destroy(z);
 	up_write(&z->init_lock);
 	put_disk(z->disk);
@@ -973,9 +1094,16 @@ int zbatch_swapdev_create(struct kobject *parent)
 {
 	int ret;
 
+	ret = cpuhp_setup_state_multi(CPUHP_BP_PREPARE_DYN, "zbatch/swapdev:prepare",
+				      zb_cpu_prepare, zb_cpu_dead);
+	if (ret < 0)
+		return ret;
+	zb_cpuhp = ret;
 	zb_major = register_blkdev(0, "zbatchswap");
-	if (zb_major < 0)
-		return zb_major;
+	if (zb_major < 0) {
+		ret = zb_major;
+		goto err_cpuhp;
+	}
 	zb_kobj = kobject_create_and_add("swapdev", parent);
 	if (!zb_kobj) {
 		ret = -ENOMEM;
@@ -990,6 +1118,8 @@ err_kobj:
 	kobject_put(zb_kobj);
 err_blkdev:
 	unregister_blkdev(zb_major, "zbatchswap");
+err_cpuhp:
+	cpuhp_remove_multi_state(zb_cpuhp);
 	return ret;
 }
 
@@ -1000,5 +1130,5 @@ void zbatch_swapdev_destroy(void)
 	kobject_put(zb_kobj);
 	unregister_blkdev(zb_major, "zbatchswap");
 	idr_destroy(&zb_idr);
-	io_pool_destroy();
+	cpuhp_remove_multi_state(zb_cpuhp);
 }

@@ -86,8 +86,20 @@ enum zb_dev_stat {
 	ZBS_LIMIT_REFUSED,	/* writes refused at mem_limit */
 	ZBS_MAX_USED_PAGES,
 	ZBS_COMP_ERRORS,	/* compress failed (not -ENOSPC): pages raw */
-	ZBS_DECOMP_REDONE,	/* failed decompress redone on the rescue context */
+	ZBS_DECOMP_REDONE,	/* failed decompress redone on the stream's context */
+	ZBS_WRITE_STALLS,	/* stores that needed direct reclaim (zb_reserve()) */
+	ZBS_STREAM_WAITS,	/* I/O that waited for its CPU's stream */
 	ZBS_NR,
+};
+
+/*
+ * A CPU's I/O stream for a device: what a bio's I/O needs (struct zb_io,
+ * swapdev.c), NULL while the CPU is down. @lock (mutex) is held for a
+ * bio's whole I/O: it protects @io's contents and its presence.
+ */
+struct zb_stream {
+	struct mutex lock;	/* the stream: @io and what it points to */
+	struct zb_io *io;
 };
 
 struct zb_swapdev {
@@ -105,13 +117,9 @@ struct zb_swapdev {
 	unsigned long nr_pages;
 	struct zb_slot *slots;
 	struct zs_pool *pool;
-	/*
-	 * Preallocated with disksize for the device's codec: a decompress
-	 * that failed in a batch (no context, a device error) is redone
-	 * here, so that a swap-in never fails for want of memory.
-	 */
-	struct mutex rescue_lock;
-	struct zbatch_ctx rescue;
+	/* one I/O stream per CPU up, from disksize on (swapdev.c) */
+	struct zb_stream __percpu *streams;
+	struct hlist_node cpuhp;
 	bool claim;			/* being destroyed: refuse opens */
 	atomic64_t stats[ZBS_NR];
 	/* requests per batch of device I/O, write and read */
@@ -140,6 +148,19 @@ struct zb_view {
 	const struct zb_unit *unit;
 };
 
+/*
+ * What one store takes, reserved with direct reclaim after its fast
+ * allocation failed (zb_reserve()): the objects for @clen bytes of
+ * @pages pages at @index, and a unit's record.
+ */
+struct zb_reserve {
+	unsigned long index;
+	unsigned int pages;
+	unsigned int clen;		/* 0: nothing reserved */
+	unsigned long handle[ZB_UNIT_MAX_PAGES];
+	struct zb_unit *unit;
+};
+
 /* swapdev_store.c */
 int zb_store_init(struct zb_swapdev *z, u64 disksize);
 void zb_store_destroy(struct zb_swapdev *z);
@@ -157,12 +178,21 @@ void zb_unit_copy(struct zb_swapdev *z, const struct zb_unit *u, void *dst);
 /* Free what slot @index holds; under its lock. */
 void zb_slot_free(struct zb_swapdev *z, unsigned long index);
 void zb_store_same(struct zb_swapdev *z, unsigned long index, unsigned long word);
-/* Store one page: @len compressed bytes, or raw when @len == PAGE_SIZE. */
+/*
+ * Store one page: @len compressed bytes, or raw when @len == PAGE_SIZE;
+ * from @rv if it was reserved for it. Return: 0; -ENOSPC at mem_limit;
+ * -EAGAIN when memory is short (reserve it, then store again).
+ */
 int zb_store_page(struct zb_swapdev *z, unsigned long index, const void *data,
-		  unsigned int len);
+		  unsigned int len, struct zb_reserve *rv);
 /* Store @nr_pages pages from @index as one unit of @clen compressed bytes. */
-int zb_store_unit(struct zb_swapdev *z, unsigned long index,
-		  unsigned int nr_pages, const void *data, unsigned int clen);
+int zb_store_unit(struct zb_swapdev *z, unsigned long index, unsigned int nr_pages,
+		  const void *data, unsigned int clen, struct zb_reserve *rv);
+int zb_reserve(struct zb_swapdev *z, struct zb_reserve *rv, unsigned long index,
+	       unsigned int pages, unsigned int clen);
+void zb_reserve_drop(struct zb_swapdev *z, struct zb_reserve *rv);
+/* debugfs fault_swap_alloc */
+extern unsigned int zb_fault_fast_alloc;
 bool zb_page_same_filled(const void *p, unsigned long *word);
 bool zb_over_limit(struct zb_swapdev *z);
 

@@ -28,8 +28,29 @@
 #include "internal.h"
 #include "swapdev.h"
 
-/* Allocations in the write path: it runs in reclaim, never recurse. */
-#define ZB_GFP	(GFP_NOIO | __GFP_NOWARN | __GFP_HIGHMEM | __GFP_MOVABLE)
+/*
+ * Allocations in the write path, which runs in reclaim (never recurse
+ * into I/O), in two phases as zram's (6.12): under the writer's I/O
+ * stream without direct reclaim (a stream held through direct reclaim
+ * would stall every I/O of its CPU); when that fails, the writer lets the
+ * stream go and reserves what the store needs with direct reclaim
+ * (zb_reserve()), then compresses again and stores from the reserve.
+ */
+#define ZB_GFP_FAST	(__GFP_KSWAPD_RECLAIM | __GFP_NOWARN | __GFP_HIGHMEM | __GFP_MOVABLE)
+#define ZB_GFP_SLOW	(GFP_NOIO | __GFP_NOWARN | __GFP_HIGHMEM | __GFP_MOVABLE)
+#define ZB_UNIT_GFP_FAST	(GFP_NOWAIT | __GFP_NOWARN)
+#define ZB_UNIT_GFP_SLOW	(GFP_NOIO | __GFP_NOWARN)
+
+/* debugfs fault_swap_alloc: 1 fast allocation in N fails (0: none) */
+unsigned int zb_fault_fast_alloc;
+static atomic_t fast_alloc_seq;
+
+static bool fast_alloc_fails(void)
+{
+	unsigned int every = READ_ONCE(zb_fault_fast_alloc);
+
+	return every && !((unsigned int)atomic_inc_return(&fast_alloc_seq) % every);
+}
 
 void zb_slot_lock(struct zb_swapdev *z, unsigned long index)
 {
@@ -152,23 +173,107 @@ void zb_store_same(struct zb_swapdev *z, unsigned long index, unsigned long word
 	zb_slot_unlock(z, index);
 }
 
-/* A zsmalloc object holding @len bytes of @data; 0 on failure. */
-static unsigned long object_new(struct zb_swapdev *z, const void *data,
-				unsigned int len)
+static void object_write(struct zb_swapdev *z, unsigned long h, const void *data,
+			 unsigned int len)
 {
-	unsigned long h = zs_malloc(z->pool, len, ZB_GFP);
-	void *dst;
+	void *dst = zs_map_object(z->pool, h, ZS_MM_WO);
 
-	if (IS_ERR_VALUE(h))
-		return 0;
-	dst = zs_map_object(z->pool, h, ZS_MM_WO);
 	memcpy(dst, data, len);
 	zs_unmap_object(z->pool, h);
+}
+
+/*
+ * A zsmalloc object holding @len bytes of @data: the @i-th object @rv
+ * reserved, or a new one allocated without direct reclaim; 0 on failure.
+ */
+static unsigned long object_new(struct zb_swapdev *z, struct zb_reserve *rv,
+				unsigned int i, const void *data, unsigned int len)
+{
+	unsigned long h;
+
+	if (rv && rv->handle[i]) {
+		h = rv->handle[i];
+		rv->handle[i] = 0;
+	} else {
+		h = fast_alloc_fails() ? 0 : zs_malloc(z->pool, len, ZB_GFP_FAST);
+		if (IS_ERR_VALUE(h) || !h)
+			return 0;
+	}
+	object_write(z, h, data, len);
 	return h;
 }
 
+/* The bytes of a store's @i-th object when it holds @clen bytes in all. */
+static unsigned int piece_len(unsigned int clen, unsigned int i)
+{
+	return min_t(unsigned int, PAGE_SIZE, clen - i * PAGE_SIZE);
+}
+
+/*
+ * Reserve, with direct reclaim, what storing @pages pages at @index as
+ * @clen bytes takes (one object for a page; a unit's objects and record),
+ * for the store that failed its fast allocation: the writer calls this
+ * holding no stream. Return: 0 or -ENOMEM (nothing reserved).
+ */
+int zb_reserve(struct zb_swapdev *z, struct zb_reserve *rv, unsigned long index,
+	       unsigned int pages, unsigned int clen)
+{
+	unsigned int i, k = DIV_ROUND_UP(clen, PAGE_SIZE);
+
+	memset(rv, 0, sizeof(*rv));
+	if (WARN_ON_ONCE(!clen || k > ARRAY_SIZE(rv->handle)))
+		return -EINVAL;
+	rv->index = index;
+	rv->pages = pages;
+	rv->clen = clen;
+	if (pages > 1) {
+		rv->unit = kmalloc(struct_size(rv->unit, handle, k), ZB_UNIT_GFP_SLOW);
+		if (!rv->unit)
+			goto err;
+	}
+	for (i = 0; i < k; i++) {
+		unsigned long h = zs_malloc(z->pool, piece_len(clen, i), ZB_GFP_SLOW);
+
+		if (IS_ERR_VALUE(h))
+			goto err;
+		rv->handle[i] = h;
+	}
+	return 0;
+
+err:
+	zb_reserve_drop(z, rv);
+	return -ENOMEM;
+}
+
+/* Free what @rv still holds. */
+void zb_reserve_drop(struct zb_swapdev *z, struct zb_reserve *rv)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rv->handle); i++)
+		if (rv->handle[i])
+			zs_free(z->pool, rv->handle[i]);
+	kfree(rv->unit);
+	memset(rv, 0, sizeof(*rv));
+}
+
+/*
+ * @rv if it was made for this store: the same pages, and room for @clen
+ * bytes in as many objects (a codec compresses the same pages to the
+ * same size; data changed since, it may not fit: then allocate anew).
+ */
+static struct zb_reserve *reserve_for(struct zb_reserve *rv, unsigned long index,
+				      unsigned int pages, unsigned int clen)
+{
+	if (!rv || !rv->clen || rv->index != index || rv->pages != pages ||
+	    clen > rv->clen ||
+	    DIV_ROUND_UP(clen, PAGE_SIZE) != DIV_ROUND_UP(rv->clen, PAGE_SIZE))
+		return NULL;
+	return rv;
+}
+
 int zb_store_page(struct zb_swapdev *z, unsigned long index, const void *data,
-		  unsigned int len)
+		  unsigned int len, struct zb_reserve *rv)
 {
 	struct zb_slot *s = &z->slots[index];
 	unsigned long h;
@@ -177,9 +282,9 @@ int zb_store_page(struct zb_swapdev *z, unsigned long index, const void *data,
 		zb_stat_add(z, ZBS_LIMIT_REFUSED, 1);
 		return -ENOSPC;
 	}
-	h = object_new(z, data, len);
+	h = object_new(z, reserve_for(rv, index, 1, len), 0, data, len);
 	if (!h)
-		return -ENOMEM;
+		return -EAGAIN;
 	zb_slot_lock(z, index);
 	if (slot_test(s, ZB_SLOT_UNIT))
 		zb_stat_add(z, ZBS_PARTIAL_WRITES, 1);
@@ -198,8 +303,8 @@ int zb_store_page(struct zb_swapdev *z, unsigned long index, const void *data,
 	return 0;
 }
 
-int zb_store_unit(struct zb_swapdev *z, unsigned long index,
-		  unsigned int nr_pages, const void *data, unsigned int clen)
+int zb_store_unit(struct zb_swapdev *z, unsigned long index, unsigned int nr_pages,
+		  const void *data, unsigned int clen, struct zb_reserve *rv)
 {
 	unsigned int i, k = DIV_ROUND_UP(clen, PAGE_SIZE);
 	struct zb_unit *u;
@@ -208,16 +313,21 @@ int zb_store_unit(struct zb_swapdev *z, unsigned long index,
 		zb_stat_add(z, ZBS_LIMIT_REFUSED, 1);
 		return -ENOSPC;
 	}
-	u = kmalloc(struct_size(u, handle, k), GFP_NOIO | __GFP_NOWARN);
-	if (!u)
-		return -ENOMEM;
+	rv = reserve_for(rv, index, nr_pages, clen);
+	if (rv) {
+		u = rv->unit;
+		rv->unit = NULL;
+	} else {
+		u = fast_alloc_fails() ? NULL :
+		    kmalloc(struct_size(u, handle, k), ZB_UNIT_GFP_FAST);
+		if (!u)
+			return -EAGAIN;
+	}
 	u->nr_pages = nr_pages;
 	u->clen = clen;
 	u->nr_handles = 0;
 	for (i = 0; i < k; i++) {
-		unsigned int len = min_t(unsigned int, PAGE_SIZE, clen - i * PAGE_SIZE);
-
-		u->handle[i] = object_new(z, data + i * PAGE_SIZE, len);
+		u->handle[i] = object_new(z, rv, i, data + i * PAGE_SIZE, piece_len(clen, i));
 		if (!u->handle[i])
 			goto err_free;
 		u->nr_handles++;
@@ -243,7 +353,7 @@ err_free:
 	for (i = 0; i < u->nr_handles; i++)
 		zs_free(z->pool, u->handle[i]);
 	kfree(u);
-	return -ENOMEM;
+	return -EAGAIN;
 }
 
 void zb_slot_view(struct zb_swapdev *z, unsigned long index, struct zb_view *v)
@@ -289,8 +399,7 @@ void zb_unit_copy(struct zb_swapdev *z, const struct zb_unit *u, void *dst)
 	unsigned int i;
 
 	for (i = 0; i < u->nr_handles; i++)
-		object_copy(z, u->handle[i], dst + i * PAGE_SIZE,
-			    min_t(unsigned int, PAGE_SIZE, u->clen - i * PAGE_SIZE));
+		object_copy(z, u->handle[i], dst + i * PAGE_SIZE, piece_len(u->clen, i));
 }
 
 int zb_store_init(struct zb_swapdev *z, u64 disksize)
@@ -301,17 +410,12 @@ int zb_store_init(struct zb_swapdev *z, u64 disksize)
 	z->slots = vzalloc(array_size(z->nr_pages, sizeof(*z->slots)));
 	if (!z->slots)
 		return -ENOMEM;
-	if (zbatch_ctx_prepare(&z->rescue, z->codec))
-		goto err_slots;
 	snprintf(name, sizeof(name), "zbatchswap%d", z->id);
 	z->pool = zs_create_pool(name);
 	if (!z->pool)
-		goto err_rescue;
+		goto err_slots;
 	return 0;
 
-err_rescue:
-	zbatch_ctx_free(&z->rescue);
-	memset(&z->rescue, 0, sizeof(z->rescue));
 err_slots:
 	vfree(z->slots);
 	z->slots = NULL;
@@ -331,8 +435,6 @@ void zb_store_destroy(struct zb_swapdev *z)
 		zb_slot_unlock(z, i);
 	}
 	zs_destroy_pool(z->pool);
-	zbatch_ctx_free(&z->rescue);
-	memset(&z->rescue, 0, sizeof(z->rescue));
 	vfree(z->slots);
 	z->slots = NULL;
 	z->pool = NULL;

@@ -71,11 +71,21 @@ struct zbatch_req {
 	struct zbatch_wq *wq;		/* WQ its slice was posted to, or NULL */
 };
 
+struct zbatch_ctx;
+
 struct zbatch_batch {
 	struct list_head reqs;
 	unsigned int nr;
 	unsigned int codec;		/* enum zbatch_codec, resolved at submit */
 	unsigned int flags;		/* ZBATCH_F_* */
+
+	/*
+	 * In-module callers only (the swap device): a context prepared for
+	 * @codec that the submitter holds for the batch's life; what the
+	 * submitter runs itself (its slice, stolen work, redos) runs on it,
+	 * never on one from the shared pool. NULL after zbatch_batch_init().
+	 */
+	struct zbatch_ctx *ctx;
 
 	/* private to zbatch */
 	int mode;			/* sync mode captured at submit */

@@ -329,9 +329,12 @@ TEST(Swapdev, RefusalsSayWhy)
 }
 
 // Faults on the engines that run the device's batches (debugfs devN/wqM/
-// fault, fault_nomem), under a swap workload with 16K units and mTHP:
-// every byte comes back, nothing fails a swap-out or a swap-in, the
-// errors are counted.
+// fault), allocations that fail (fault_nomem: the shared pool of
+// submitter contexts, which the device never uses, its CPUs' streams
+// come with their own; fault_swap_alloc: the device's allocations without
+// direct reclaim, which then reserve with it), under a swap workload with
+// 16K units and mTHP: every byte comes back, nothing fails a swap-out or
+// a swap-in, the errors are counted.
 class SwapdevFault : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SwapdevFault, SwapWorkloadLosesNothing)
@@ -342,16 +345,20 @@ TEST_P(SwapdevFault, SwapWorkloadLosesNothing)
 	swapon(d);
 	auto stats = [] { return zbatch::parse_kv(sysfs_read(kDbg + "/stats")); };
 	auto s0 = stats();
-	// every descriptor to the engines, except for nomem: the submitter's
-	// own share is where its context is allocated
-	ASSERT_EQ(sysfs_write(kDbg + "/handoff", f == "nomem" ? "auto" : "always"), 0);
+	// every descriptor to the engines, except for the allocation faults:
+	// the submitter's own share is where it uses its context
+	bool alloc = f == "nomem" || f == "alloc";
+	ASSERT_EQ(sysfs_write(kDbg + "/handoff", alloc ? "auto" : "always"), 0);
 	if (f == "nomem")
 		ASSERT_EQ(sysfs_write(kDbg + "/fault_nomem", "3"), 0);
+	else if (f == "alloc")
+		ASSERT_EQ(sysfs_write(kDbg + "/fault_swap_alloc", "3"), 0);
 	else
 		ASSERT_EQ(sysfs_write(kDbg + "/dev0/wq0/fault", f), 0);
 	auto r = zbatch::run_workload(pageout(24, zbatch::Pattern::Mixed, "64kB"));
 	sysfs_write(kDbg + "/dev0/wq0/fault", "none");
 	sysfs_write(kDbg + "/fault_nomem", "0");
+	sysfs_write(kDbg + "/fault_swap_alloc", "0");
 	sysfs_write(kDbg + "/handoff", "auto");
 	sysfs_write(kSys + "/dev0/wq0/enabled", "1");
 	auto i = info(d);
@@ -364,14 +371,17 @@ TEST_P(SwapdevFault, SwapWorkloadLosesNothing)
 	if (f == "full")
 		EXPECT_GT(s1["enqueue_retries"] - s0["enqueue_retries"], 0);
 	else if (f == "nomem")
-		EXPECT_GT(us(i, "comp_errors") + us(i, "decomp_redone"), 0) << "no failure met";
+		EXPECT_EQ(us(i, "comp_errors") + us(i, "decomp_redone"), 0)
+			<< "the device used a context from the shared pool";
+	else if (f == "alloc")
+		EXPECT_GT(us(i, "write_stalls"), 0) << "no store took the slow path";
 	else
 		EXPECT_GT(s1["device_errors"] - s0["device_errors"], 0) << f;
 }
 
 INSTANTIATE_TEST_SUITE_P(Faults, SwapdevFault,
 			 ::testing::Values("status 0x04 0 4", "status 0x20 0 4", "status 0x0a 0x05 4",
-					   "corrupt 4", "full", "nomem"),
+					   "corrupt 4", "full", "nomem", "alloc"),
 			 [](const auto &info) {
 				 std::string n;
 				 for (char c : info.param)
