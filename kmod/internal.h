@@ -10,9 +10,13 @@
  *   iaa.lock (mutex, exec_iaa.c): IAA attach/detach and the driver name.
  *     Inside: its probe runs batches (ctx_pool_lock, a job's waitq.lock,
  *     an instance's free_lock), detach takes iaa.grave_lock.
- *   zb_lock (mutex, swapdev.c): swap devices and their I/O contexts; then
- *     a device's init_lock (rw_semaphore): configuration and teardown.
- *     Inside either: allocations and zbatch_ctx_prepare() only.
+ *   zb_lock (mutex, swapdev.c): the swap device table; then a device's
+ *     init_lock (rw_semaphore): configuration and teardown, inside which
+ *     the CPU hotplug lock (the device's streams come and go with CPUs).
+ *     Inside them: allocations, zbatch_ctx_prepare() and a stream's lock.
+ *   zb_stream.lock (mutex, swapdev.c): one CPU's I/O stream of a swap
+ *     device, held for a bio's I/O (the whole batch path runs inside) or
+ *     by the hotplug callbacks that fill and empty it.
  *   zbatch_cfg_lock (mutex): writers of the tunables, of WQ 'enabled' and
  *     of the fault injection settings. Innermost of the mutexes: nothing
  *     nests inside it.
@@ -20,15 +24,13 @@
  *     CPU hotplug lock (the hotplug callbacks) and alone (module init).
  *     Inside: the scheduler's own locks (set_cpus_allowed_ptr()), engine
  *     creation and zbatch_ctx_prepare().
- *   ctx_pool_lock (mutex, codec.c), a swap device's rescue_lock (mutex):
- *     innermost; nothing nests inside them.
+ *   ctx_pool_lock (mutex, codec.c): innermost; nothing nests inside it.
  *   zbatch_wq.lock (spinlock, irqsave): one WQ's queue of posted slices
  *     and its descriptor count; one round trip per slice. Innermost.
  *   zbatch_job.waitq.lock: the release of a job's pending count
  *     (zbatch_job_release()); innermost (wake_up_locked() takes only the
  *     scheduler's own locks).
- *   iaa_inst.free_lock, iaa.grave_lock, swapdev io_lock (spinlocks):
- *     innermost.
+ *   iaa_inst.free_lock, iaa.grave_lock (spinlocks): innermost.
  *   swap slots' bit locks: several at once only in index order (a unit's
  *     writer, a region's reader: swapdev_store.c); inside: zsmalloc's
  *     own locks (zs_map_object(), zs_free()).

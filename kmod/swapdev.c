@@ -13,14 +13,16 @@
  * destroys it (EBUSY while open, e.g. swapped on). Each device holds a
  * reference on the module: zbatch cannot be unloaded while one exists.
  *
- * I/O runs in the submitter's context, like zram's (BLK_FEAT_SYNCHRONOUS):
- * pages are compressed into a preallocated I/O context (a batch, its
- * requests, 128 KiB for compressed data and 64 KiB of scratch), stored in
- * zsmalloc (swapdev_store.c),
- * and the bio is ended once, last. The write path runs in reclaim: it
- * never allocates but with GFP_NOIO, waits only for an I/O context or the
- * batch, and a failed allocation or a full pool (mem_limit) fails the
- * write with an I/O error, losing nothing already stored.
+ * I/O runs in the submitter's context, like zram's (BLK_FEAT_SYNCHRONOUS),
+ * on its CPU's stream of the device (struct zb_io: a batch, its requests,
+ * a codec context, 128 KiB for compressed data and 64 KiB of scratch, all
+ * allocated when the CPU came up for the device); pages are stored in
+ * zsmalloc (swapdev_store.c) and the bio is ended once, last. The write
+ * path runs in reclaim: under its stream it allocates only without
+ * direct reclaim; what that cannot get is reserved after letting the
+ * stream go (GFP_NOIO), and a failed reservation or a full pool
+ * (mem_limit) fails the write with an I/O error, losing nothing already
+ * stored.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -531,7 +533,7 @@ out:
 /*
  * A read of a bio: its pages are gathered a unit-sized region at a time,
  * across bvecs (a bio from scattered pages reads each unit once), and the
- * regions are batched in one I/O context.
+ * regions are batched on the reader's stream.
  */
 struct zb_reader {
 	struct zb_swapdev *z;
