@@ -198,21 +198,49 @@ static void io_reset(struct zb_io *io)
 	io->sused = 0;
 }
 
+/* Other CPUs' streams a task tries before it waits for its own. */
+#define ZB_STREAM_PROBES	4
+
+/* A free stream: this CPU's, else one of the next CPUs'; NULL if none. */
+static struct zb_stream *stream_trylock(struct zb_swapdev *z)
+{
+	int cpu = raw_smp_processor_id(), other = cpu, i;
+
+	for (i = 0; i <= ZB_STREAM_PROBES; i++) {
+		struct zb_stream *stm = per_cpu_ptr(z->streams, other);
+
+		if (mutex_trylock(&stm->lock)) {
+			if (likely(stm->io))
+				return stm;
+			mutex_unlock(&stm->lock);	/* its CPU went down */
+		}
+		other = cpumask_next(other, cpu_online_mask);
+		if (other >= nr_cpu_ids)
+			other = cpumask_first(cpu_online_mask);
+		if (other == cpu)
+			break;
+	}
+	return NULL;
+}
+
 /*
- * This CPU's stream, locked. The lock is a mutex, not preemption off:
- * the task may sleep (waiting for its batch) and move to another CPU
- * while it holds the stream; another task on this CPU then waits for it
- * (counted: stream_waits). Between picking the stream and locking it the
- * task may have moved off a CPU that went down since: then it tries
- * again where it is now.
+ * A stream of the device, locked: this CPU's when free. The lock is a
+ * mutex, not preemption off: the holder sleeps while engines run its
+ * batch, and may move to another CPU holding it. Another task of that
+ * CPU then takes a free stream of one of the next CPUs (they are all
+ * alike; the memory may be another node's) and waits for its own only
+ * when those are busy too (counted: stream_waits). Between picking a
+ * stream and locking it the task may have moved off a CPU that went down
+ * since: then it tries again where it is now.
  */
 static struct zb_io *io_get(struct zb_swapdev *z, struct zb_stream **stmp)
 {
 	for (;;) {
-		struct zb_stream *stm = raw_cpu_ptr(z->streams);
+		struct zb_stream *stm = stream_trylock(z);
 
-		if (!mutex_trylock(&stm->lock)) {
+		if (!stm) {
 			zb_stat_add(z, ZBS_STREAM_WAITS, 1);
+			stm = raw_cpu_ptr(z->streams);
 			mutex_lock(&stm->lock);
 		}
 		if (likely(stm->io)) {
@@ -665,6 +693,7 @@ static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 	};
 	struct page *bounce = NULL;
 	struct zb_stream *stm;
+	unsigned long start;
 	int ret = 0;
 
 	if ((iter.bi_sector & (PAGE_SECTORS - 1)) || (iter.bi_size & ~PAGE_MASK) ||
@@ -673,7 +702,7 @@ static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 		ret = -EINVAL;
 		goto out;
 	}
-	/* never for swap, whose pages are whole; before holding a context */
+	/* never for swap, whose pages are whole; before holding a stream */
 	if (bio_needs_bounce(bio)) {
 		bounce = alloc_page(GFP_NOIO | __GFP_NOWARN);
 		if (!bounce) {
@@ -681,6 +710,7 @@ static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 			goto out;
 		}
 	}
+	start = bio_start_io_acct(bio);	/* /sys/block/zbatchswapN/stat, iostat */
 	if (!write)
 		r.io = io_get(z, &stm);
 	while (iter.bi_size && !ret) {
@@ -701,6 +731,7 @@ static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 			ret = reader_finish(&r);
 		io_put(stm);
 	}
+	bio_end_io_acct(bio, start);
 out:
 	if (bounce)
 		__free_page(bounce);

@@ -5,9 +5,13 @@
 // must pass on zram, so that a failure is the device's, not the
 // program's. Each run prints its seed; ZBATCH_MODEL_SEED replays one,
 // ZBATCH_MODEL_OPS sets the operations per run (make fuzz runs longer).
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <ostream>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -203,3 +207,34 @@ INSTANTIATE_TEST_SUITE_P(Model, ModelSwap,
 				 return i.param.dev + "_" + i.param.mthp +
 					(i.param.dev == "zram" ? "" : "_" + cs[i.param.codec % cs.size()]);
 			 });
+
+// The device's per-CPU streams under more threads than CPUs (and, in
+// make check, a guest with more vCPUs than the host has cores, so that
+// a vCPU is preempted while its stream is held): every read is what the
+// model says, each thread's own slice and one shared range. How often an
+// I/O waited for its CPU's stream is printed, beside the I/Os.
+TEST(ModelStreams, MoreThreadsThanCpus)
+{
+	unsigned int cpus = std::max(1u, std::thread::hardware_concurrency());
+	auto cs = codecs();
+	ThpMadvise thp;
+	auto t = Target::zbatch("16k", cs[1 % cs.size()], "16M");
+	auto dir = "/sys/block/zbatchswap" + std::to_string(t.id);
+	for (const char *mode : {"", " --overlap"}) {
+		SCOPED_TRACE(mode);
+		check("blockdev --device " + t.path + " --pages 4096 --threads " +
+		      std::to_string(2 * cpus + 1) + " --unit-pages 4" + mode + ops(600));
+	}
+	std::istringstream io(sysfs_read(dir + "/stat"));
+	uint64_t reads = 0, x, writes = 0;
+	io >> reads >> x >> x >> x >> writes;
+	std::map<std::string, uint64_t> us;
+	std::istringstream u(sysfs_read(dir + "/zbatch/unit_stat"));
+	for (std::string k; u >> k >> x;)
+		us[k] = x;
+	ASSERT_TRUE(us.count("stream_waits")) << "unit_stat has no stream_waits";
+	std::cout << cpus << " CPUs, " << 2 * cpus + 1 << " threads: " << us["stream_waits"]
+		  << " stream waits in " << reads + writes << " I/Os\n";
+	RecordProperty("stream_waits", std::to_string(us["stream_waits"]));
+	RecordProperty("ios", std::to_string(reads + writes));
+}
