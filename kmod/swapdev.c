@@ -270,9 +270,19 @@ static struct zb_item *io_add(struct zb_io *io, enum zbatch_op op, const void *s
 	return it;
 }
 
+/* Whether one request runs here, now: nothing to batch, nothing to offload. */
+static bool io_alone(const struct zb_io *io, unsigned int n)
+{
+	return n == 1 && READ_ONCE(zbatch_handoff) != ZBATCH_HANDOFF_ALWAYS &&
+	       !zbatch_iaa_serves(io->codec);
+}
+
 static void io_run(struct zb_swapdev *z, struct zb_io *io, int rw)
 {
-	if (zbatch_submit(&io->batch) == -EINPROGRESS)
+	/* a 4 KiB page alone pays for no batch (zram's cost) */
+	if (io_alone(io, io->n))
+		zbatch_run_inline(&io->ctx, &io->req[0], io->codec);
+	else if (zbatch_submit(&io->batch) == -EINPROGRESS)
 		zbatch_wait(&io->batch);
 	atomic64_inc(&z->batch_hist[rw][io->n]);
 }
@@ -453,6 +463,27 @@ static int io_load(struct zb_swapdev *z, struct zb_io *io)
 }
 
 /*
+ * Decompress one object where zsmalloc keeps it, as zram does, when a
+ * bio reads nothing else (io_alone()): no copy, no batch. Under the
+ * lock of its slot (slot @index, or a slot of unit @u).
+ */
+static int read_mapped(struct zb_swapdev *z, struct zb_io *io, unsigned long index,
+		       const struct zb_unit *u, unsigned int slen, u8 *dst,
+		       unsigned int dlen)
+{
+	struct zbatch_req *req = &io->req[0];
+	unsigned long h;
+	const void *src = zb_object_map(z, index, u, &h);
+	int ret;
+
+	zbatch_req_init(req, ZBATCH_OP_DECOMPRESS, src, slen, dst, dlen);
+	ret = zbatch_run_inline(&io->ctx, req, io->codec);
+	zb_object_unmap(z, h);
+	atomic64_inc(&z->batch_hist[READ][1]);
+	return !ret && req->produced != dlen ? -EIO : ret;
+}
+
+/*
  * Read @n pages from @index, all in one unit-sized region, to @dst[0..n).
  * The region's slots are locked together (in index order, as a unit's
  * writer locks them), so each page read is what its slot holds at one
@@ -468,17 +499,21 @@ static int io_load(struct zb_swapdev *z, struct zb_io *io)
  * decompressed once into scratch and only the pages that still belong to
  * it are copied out.
  *
+ * When the region is all the bio reads (@alone) and holds one object to
+ * decompress, kept in one zsmalloc object, it is decompressed straight
+ * from zsmalloc (read_mapped()), now.
+ *
  * Return: 0; -EAGAIN when @io has no room left for the region (run it,
  * then retry on the empty context, which takes any region); -EIO when a
- * slot breaks the store's invariants.
+ * slot breaks the store's invariants or the object does not decompress.
  */
-static int read_region(struct zb_swapdev *z, struct zb_io *io,
-		       unsigned long index, u8 *const *dst, unsigned int n)
+static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long index,
+		       u8 *const *dst, unsigned int n, bool alone)
 {
 	unsigned int i, off = index % z->unit_pages, bytes = 0, reqs = 0;
 	const struct zb_unit *u = NULL;
 	unsigned long mine = 0;		/* region pages still in unit u */
-	bool whole = true;
+	bool whole = true, direct;
 	struct zb_view v;
 	int ret = 0;
 
@@ -505,6 +540,7 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io,
 			whole = false;
 	}
 	whole = whole && u && n == u->nr_pages && mine == GENMASK(n - 1, 0);
+	direct = alone && !io->n && io_alone(io, reqs) && (!u || u->nr_handles == 1);
 	if (io->n + reqs > ZB_IO_REQS || io->used + bytes > ZB_OUT ||
 	    (u && !whole && io->sused + u->nr_pages * PAGE_SIZE > ZB_WIN)) {
 		ret = -EAGAIN;
@@ -525,6 +561,13 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io,
 			zb_slot_copy(z, index + i, dst[i]);
 			break;
 		case ZB_VIEW_PAGE:
+			if (direct) {
+				ret = read_mapped(z, io, index + i, NULL, v.len, dst[i],
+						  PAGE_SIZE);
+				if (ret)
+					goto out;
+				break;
+			}
 			zb_slot_copy(z, index + i, cbuf);
 			io_add(io, ZBATCH_OP_DECOMPRESS, cbuf, v.len, dst[i], PAGE_SIZE);
 			io->used += v.len;
@@ -533,7 +576,22 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io,
 			break;		/* below, once */
 		}
 	}
-	if (u) {
+	if (u && direct) {
+		unsigned int p;
+
+		if (whole) {
+			ret = read_mapped(z, io, index, u, u->clen, dst[0], n * PAGE_SIZE);
+			goto out;
+		}
+		ret = read_mapped(z, io, index, u, u->clen, io->scratch,
+				  u->nr_pages * PAGE_SIZE);
+		if (ret)
+			goto out;
+		for_each_set_bit(p, &mine, n)
+			memcpy(dst[p], io->scratch + (off + p) * PAGE_SIZE, PAGE_SIZE);
+		zb_stat_add(z, ZBS_PARTIAL_READS, 1);
+		zb_stat_add(z, ZBS_PARTIAL_READ_BYTES, u->nr_pages * PAGE_SIZE);
+	} else if (u) {
 		u8 *cbuf = io->out + io->used, *scratch = io->scratch + io->sused;
 		struct zb_item *it;
 
@@ -566,6 +624,7 @@ out:
 struct zb_reader {
 	struct zb_swapdev *z;
 	struct zb_io *io;
+	unsigned long start, end;	/* the bio's pages */
 	unsigned long index;		/* the region's first page */
 	unsigned int n;			/* pages gathered */
 	u8 *dst[ZB_UNIT_MAX_PAGES];
@@ -573,16 +632,18 @@ struct zb_reader {
 
 static int reader_region(struct zb_reader *r)
 {
+	bool alone;
 	int ret;
 
 	if (!r->n)
 		return 0;
-	ret = read_region(r->z, r->io, r->index, r->dst, r->n);
+	alone = r->index == r->start && r->index + r->n == r->end;
+	ret = read_region(r->z, r->io, r->index, r->dst, r->n, alone);
 	if (ret == -EAGAIN && !WARN_ON_ONCE(!r->io->n)) {
 		ret = io_load(r->z, r->io);
 		io_reset(r->io);
 		if (!ret)
-			ret = read_region(r->z, r->io, r->index, r->dst, r->n);
+			ret = read_region(r->z, r->io, r->index, r->dst, r->n, false);
 	}
 	r->index += r->n;
 	r->n = 0;
@@ -690,6 +751,9 @@ static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 	struct bvec_iter iter = bio->bi_iter;
 	struct zb_reader r = {
 		.z = z, .index = iter.bi_sector >> (PAGE_SHIFT - SECTOR_SHIFT),
+		.start = iter.bi_sector >> (PAGE_SHIFT - SECTOR_SHIFT),
+		.end = (iter.bi_sector >> (PAGE_SHIFT - SECTOR_SHIFT)) +
+		       (iter.bi_size >> PAGE_SHIFT),
 	};
 	struct page *bounce = NULL;
 	struct zb_stream *stm;

@@ -173,6 +173,9 @@ void zb_slots_unlock(struct zb_swapdev *z, unsigned long index, unsigned int n);
 /* Under the slot's lock: what it holds; a RAW or PAGE slot's bytes. */
 void zb_slot_view(struct zb_swapdev *z, unsigned long index, struct zb_view *v);
 void zb_slot_copy(struct zb_swapdev *z, unsigned long index, void *dst);
+const void *zb_object_map(struct zb_swapdev *z, unsigned long index,
+			  const struct zb_unit *u, unsigned long *h);
+void zb_object_unmap(struct zb_swapdev *z, unsigned long h);
 /* Under the lock of a slot of @u: its compressed stream, @u->clen bytes. */
 void zb_unit_copy(struct zb_swapdev *z, const struct zb_unit *u, void *dst);
 /* Free what slot @index holds; under its lock. */

@@ -394,6 +394,26 @@ void zb_slot_copy(struct zb_swapdev *z, unsigned long index, void *dst)
 	object_copy(z, s->handle, dst, s->flags & ZB_SLOT_SIZE_MASK);
 }
 
+/*
+ * Under the slot's lock: a PAGE slot's bytes, or those of a unit kept in
+ * one object, mapped where they lie (NULL for a unit in several
+ * objects). Until zb_object_unmap(@h) nothing may sleep (zsmalloc's
+ * per-CPU mapping).
+ */
+const void *zb_object_map(struct zb_swapdev *z, unsigned long index,
+			  const struct zb_unit *u, unsigned long *h)
+{
+	if (u && u->nr_handles != 1)
+		return NULL;
+	*h = u ? u->handle[0] : z->slots[index].handle;
+	return zs_map_object(z->pool, *h, ZS_MM_RO);
+}
+
+void zb_object_unmap(struct zb_swapdev *z, unsigned long h)
+{
+	zs_unmap_object(z->pool, h);
+}
+
 void zb_unit_copy(struct zb_swapdev *z, const struct zb_unit *u, void *dst)
 {
 	unsigned int i;
