@@ -238,3 +238,28 @@ TEST(ModelStreams, MoreThreadsThanCpus)
 	RecordProperty("stream_waits", std::to_string(us["stream_waits"]));
 	RecordProperty("ios", std::to_string(reads + writes));
 }
+
+// Stores that cannot get memory without direct reclaim (debugfs
+// fault_swap_alloc: 1 in 2 fails): the writer lets its stream go,
+// reserves the memory, compresses again and stores from the reserve.
+// Every read is still what the model says, units and pages, two threads.
+TEST(ModelFaults, StoresThroughTheSlowAllocationPathKeepEveryWrite)
+{
+	auto cs = codecs();
+	ThpMadvise thp;
+	ASSERT_EQ(sysfs_write(kDbg + "/fault_swap_alloc", "2"), 0);
+	for (const char *unit : {"16k", "64k"}) {
+		SCOPED_TRACE(unit);
+		auto t = Target::zbatch(unit, cs[0], "8M");
+		check("blockdev --device " + t.path + " --pages 2048 --threads 2 --unit-pages " +
+		      unit_pages(unit) + ops(300));
+		std::istringstream u(sysfs_read("/sys/block/zbatchswap" + std::to_string(t.id) +
+						"/zbatch/unit_stat"));
+		std::map<std::string, uint64_t> us;
+		uint64_t x;
+		for (std::string k; u >> k >> x;)
+			us[k] = x;
+		EXPECT_GT(us["write_stalls"], 0u) << "no store took the slow path";
+	}
+	sysfs_write(kDbg + "/fault_swap_alloc", "0");
+}
