@@ -4,7 +4,9 @@
  *
  * Locks, outermost first. A lock nests only inside the ones named as its
  * outer locks here; lockdep in the debug kernel (make check-debug) checks
- * this. No spinlock is held while a codec runs.
+ * this. No spinlock is held while a codec runs, but a swap device's slot
+ * locks when a read decompresses one object straight from zsmalloc
+ * (swapdev.c, read_mapped(): at most a 16 KiB unit, as zram does a page).
  *   selftest_lock (mutex, selftest.c): one self-test run. Inside: the whole
  *     batch path, zbatch_cfg_lock (settings), iaa.lock is never taken.
  *   iaa.lock (mutex, exec_iaa.c): IAA attach/detach and the driver name.
@@ -33,7 +35,8 @@
  *   iaa_inst.free_lock, iaa.grave_lock (spinlocks): innermost.
  *   swap slots' bit locks: several at once only in index order (a unit's
  *     writer, a region's reader: swapdev_store.c); inside: zsmalloc's
- *     own locks (zs_map_object(), zs_free()).
+ *     own locks (zs_map_object(), zs_free()) and, for a read straight
+ *     from zsmalloc, the codec and the statistics' per-CPU counters.
  */
 #ifndef _ZBATCH_INTERNAL_H
 #define _ZBATCH_INTERNAL_H

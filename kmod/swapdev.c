@@ -288,53 +288,36 @@ static void io_run(struct zb_swapdev *z, struct zb_io *io, int rw)
 }
 
 /* ---- write ---- */
-/* A store that could not get memory without direct reclaim. */
-struct zb_stall {
+/* One store of a write: @pages pages at @index, @len bytes of @data. */
+struct zb_put {
 	unsigned long index;
 	unsigned int pages;
-	unsigned int clen;
+	unsigned int len;
+	const void *data;
 };
 
-/* Store one object's worth; on -EAGAIN, say what stalled in @stall. */
-static int store(struct zb_swapdev *z, unsigned long index, unsigned int pages,
-		 const void *data, unsigned int len, struct zb_reserve *rv,
-		 struct zb_stall *stall)
-{
-	int ret = pages == 1 ? zb_store_page(z, index, data, len, rv) :
-		  zb_store_unit(z, index, pages, data, len, rv);
-
-	if (ret == -EAGAIN)
-		*stall = (struct zb_stall){ index, pages, len };
-	return ret;
-}
-
 /*
- * Store what @io compressed, in index order. Return: 0; -EAGAIN when a
- * store stalled (everything before @stall->index is stored); or the
- * store's error.
+ * What @io's batch gives to store, in index order: a page compressed or
+ * raw, a unit, or a unit's pages raw. Return: how many, in @puts.
  */
-static int io_store(struct zb_swapdev *z, struct zb_io *io, struct zb_reserve *rv,
-		    struct zb_stall *stall)
+static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_put *puts)
 {
-	unsigned int i, p;
-	int ret = 0;
+	unsigned int i, p, n = 0;
 
-	io_run(z, io, WRITE);
-	for (i = 0; i < io->n && !ret; i++) {
+	for (i = 0; i < io->n; i++) {
 		struct zb_item *it = &io->item[i];
 		struct zbatch_req *req = &io->req[i];
 
 		if (!req->status && it->pages == 1) {
-			unsigned int len = req->produced;
-
 			/* no smaller than a huge object: keep it raw, read it free */
-			if (len >= zs_huge_class_size(z->pool))
-				ret = store(z, it->index, 1, it->src, PAGE_SIZE, rv, stall);
+			if (req->produced >= zs_huge_class_size(z->pool))
+				puts[n++] = (struct zb_put){ it->index, 1, PAGE_SIZE, it->src };
 			else
-				ret = store(z, it->index, 1, req->dst, len, rv, stall);
+				puts[n++] = (struct zb_put){ it->index, 1, req->produced,
+							     req->dst };
 		} else if (!req->status) {
-			ret = store(z, it->index, it->pages, req->dst, req->produced,
-				    rv, stall);
+			puts[n++] = (struct zb_put){ it->index, it->pages, req->produced,
+						     req->dst };
 		} else {
 			/*
 			 * Did not compress (-ENOSPC), or compression failed:
@@ -345,10 +328,38 @@ static int io_store(struct zb_swapdev *z, struct zb_io *io, struct zb_reserve *r
 				zb_stat_add(z, ZBS_UNIT_FALLBACKS, 1);
 			if (req->status != -ENOSPC)
 				zb_stat_add(z, ZBS_COMP_ERRORS, 1);
-			for (p = 0; p < it->pages && !ret; p++)
-				ret = store(z, it->index + p, 1, it->src + p * PAGE_SIZE,
-					    PAGE_SIZE, rv, stall);
+			for (p = 0; p < it->pages; p++)
+				puts[n++] = (struct zb_put){ it->index + p, 1, PAGE_SIZE,
+							     it->src + p * PAGE_SIZE };
 		}
+	}
+	return n;
+}
+
+/*
+ * Run @io's batch and store what it gives, in index order, from the
+ * reserves @rvs (@nr_rv) where one was made for a store. Return: 0;
+ * -EAGAIN when a store found no memory without direct reclaim (@puts
+ * from *@first on are not stored; there are *@nr in all); or the store's
+ * error.
+ */
+static int io_store(struct zb_swapdev *z, struct zb_io *io, struct zb_put *puts,
+		    unsigned int *nr, unsigned int *first, struct zb_reserve *rvs,
+		    unsigned int nr_rv)
+{
+	unsigned int i;
+	int ret = 0;
+
+	io_run(z, io, WRITE);
+	*nr = io_puts(z, io, puts);
+	for (i = 0; i < *nr && !ret; i++) {
+		struct zb_put *pt = &puts[i];
+		struct zb_reserve *rv = zb_reserve_find(rvs, nr_rv, pt->index, pt->pages,
+							pt->len);
+
+		ret = pt->pages == 1 ? zb_store_page(z, pt->index, pt->data, pt->len, rv) :
+		      zb_store_unit(z, pt->index, pt->pages, pt->data, pt->len, rv);
+		*first = i;
 	}
 	return ret;
 }
@@ -392,46 +403,81 @@ static unsigned int io_fill(struct zb_swapdev *z, struct zb_io *io, unsigned lon
 	return taken;
 }
 
-/* Consecutive stalls of one store after which the write fails. */
+/* Stalls at one store after which the write fails (the 4th). */
 #define ZB_STALL_TRIES	3
 
 /*
+ * Reserve, holding no stream (direct reclaim), what every store of @puts
+ * still needs; the first must get its reserve, the others may go without
+ * (their fast allocation may then succeed). Return: 0, or the first's
+ * error (-ENOMEM, -ENOSPC at mem_limit).
+ */
+static int write_reserve(struct zb_swapdev *z, struct zb_reserve **rvs,
+			 unsigned int *nr_rv, const struct zb_put *puts, unsigned int n)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < *nr_rv; i++)
+		zb_reserve_drop(z, &(*rvs)[i]);
+	*nr_rv = 0;
+	if (!*rvs) {
+		*rvs = kmalloc_array(ZB_IO_REQS, sizeof(**rvs), GFP_NOIO | __GFP_NOWARN);
+		if (!*rvs)
+			return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		ret = zb_reserve(z, &(*rvs)[i], puts[i].index, puts[i].pages, puts[i].len);
+		if (ret)
+			return i ? 0 : ret;
+		(*nr_rv)++;
+	}
+	return 0;
+}
+
+/*
  * Write @pages pages from @src at slot @index on, a window at a time on
- * this CPU's stream. A store that cannot get memory without direct
- * reclaim lets the stream go, reserves its memory (zb_reserve(), which
- * may reclaim), and the write goes on from that store: compressed again
- * on whatever stream the task gets, stored from the reserve.
+ * a stream. A store that cannot get memory without direct reclaim lets
+ * the stream go; what that store and the rest of its window need is
+ * reserved (write_reserve(), which may reclaim), and the write goes on
+ * from that store: compressed again on whatever stream the task gets,
+ * stored from the reserves (a codec may give another length the second
+ * time, e.g. when another executor runs it: that store then allocates
+ * anew, and may stall again).
  */
 static int zb_write(struct zb_swapdev *z, unsigned long index, const u8 *src,
 		    unsigned int pages)
 {
-	struct zb_reserve rv = {};
 	unsigned long stalled_at = ULONG_MAX;
-	unsigned int tries = 0;
+	struct zb_put puts[ZB_IO_REQS];
+	struct zb_reserve *rvs = NULL;
+	unsigned int i, tries = 0, nr_rv = 0;
 	int ret = 0;
 
+	static_assert(ZB_WIN / PAGE_SIZE <= ZB_IO_REQS);	/* a put per page at most */
 	while (pages && !ret) {
-		struct zb_stall stall;
+		unsigned int done, nr = 0, first = 0;
 		struct zb_stream *stm;
 		struct zb_io *io = io_get(z, &stm);
-		unsigned int done = io_fill(z, io, index, src, pages);
 
-		ret = io->n ? io_store(z, io, &rv, &stall) : 0;
+		done = io_fill(z, io, index, src, pages);
+		ret = io->n ? io_store(z, io, puts, &nr, &first, rvs, nr_rv) : 0;
 		io_put(stm);
 		if (ret == -EAGAIN) {
 			zb_stat_add(z, ZBS_WRITE_STALLS, 1);
-			tries = stall.index == stalled_at ? tries + 1 : 1;
-			stalled_at = stall.index;
-			zb_reserve_drop(z, &rv);
+			tries = puts[first].index == stalled_at ? tries + 1 : 1;
+			stalled_at = puts[first].index;
 			ret = tries > ZB_STALL_TRIES ? -ENOMEM :
-			      zb_reserve(z, &rv, stall.index, stall.pages, stall.clen);
-			done = stall.index - index;
+			      write_reserve(z, &rvs, &nr_rv, puts + first, nr - first);
+			done = stalled_at - index;
 		}
 		src += done * PAGE_SIZE;
 		index += done;
 		pages -= done;
 	}
-	zb_reserve_drop(z, &rv);
+	for (i = 0; i < nr_rv; i++)
+		zb_reserve_drop(z, &rvs[i]);
+	kfree(rvs);
 	return ret;
 }
 
@@ -462,6 +508,9 @@ static int io_load(struct zb_swapdev *z, struct zb_io *io)
 	return 0;
 }
 
+/* A unit of at most this many pages may be decompressed in place. */
+#define ZB_DIRECT_PAGES	4
+
 /*
  * Decompress one object where zsmalloc keeps it, as zram does, when a
  * bio reads nothing else (io_alone()): no copy, no batch. Under the
@@ -476,6 +525,8 @@ static int read_mapped(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 	const void *src = zb_object_map(z, index, u, &h);
 	int ret;
 
+	if (WARN_ON_ONCE(!src))	/* read_region() asks for one object only */
+		return -EIO;
 	zbatch_req_init(req, ZBATCH_OP_DECOMPRESS, src, slen, dst, dlen);
 	ret = zbatch_run_inline(&io->ctx, req, io->codec);
 	zb_object_unmap(z, h);
@@ -540,7 +591,13 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 			whole = false;
 	}
 	whole = whole && u && n == u->nr_pages && mine == GENMASK(n - 1, 0);
-	direct = alone && !io->n && io_alone(io, reqs) && (!u || u->nr_handles == 1);
+	/*
+	 * Straight from zsmalloc: the codec runs with the region's slot
+	 * locks and zsmalloc's mapping held (preemption off), as zram's for
+	 * a page; for a 64 KiB unit that is too long, it takes the batch.
+	 */
+	direct = alone && !io->n && io_alone(io, reqs) &&
+		 (!u || (u->nr_handles == 1 && u->nr_pages <= ZB_DIRECT_PAGES));
 	if (io->n + reqs > ZB_IO_REQS || io->used + bytes > ZB_OUT ||
 	    (u && !whole && io->sused + u->nr_pages * PAGE_SIZE > ZB_WIN)) {
 		ret = -EAGAIN;

@@ -183,8 +183,9 @@ void zb_slot_free(struct zb_swapdev *z, unsigned long index);
 void zb_store_same(struct zb_swapdev *z, unsigned long index, unsigned long word);
 /*
  * Store one page: @len compressed bytes, or raw when @len == PAGE_SIZE;
- * from @rv if it was reserved for it. Return: 0; -ENOSPC at mem_limit;
- * -EAGAIN when memory is short (reserve it, then store again).
+ * from @rv, the reserve made for it (zb_reserve_find()), if any. Return:
+ * 0; -ENOSPC at mem_limit; -EAGAIN when memory is short (reserve it,
+ * then store again).
  */
 int zb_store_page(struct zb_swapdev *z, unsigned long index, const void *data,
 		  unsigned int len, struct zb_reserve *rv);
@@ -193,6 +194,9 @@ int zb_store_unit(struct zb_swapdev *z, unsigned long index, unsigned int nr_pag
 		  const void *data, unsigned int clen, struct zb_reserve *rv);
 int zb_reserve(struct zb_swapdev *z, struct zb_reserve *rv, unsigned long index,
 	       unsigned int pages, unsigned int clen);
+struct zb_reserve *zb_reserve_find(struct zb_reserve *rvs, unsigned int nr,
+				   unsigned long index, unsigned int pages,
+				   unsigned int clen);
 void zb_reserve_drop(struct zb_swapdev *z, struct zb_reserve *rv);
 /* debugfs fault_swap_alloc */
 extern unsigned int zb_fault_fast_alloc;

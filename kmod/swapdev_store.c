@@ -15,7 +15,8 @@
  * of a region) locks them in index order and holds at most a unit's
  * worth; single-slot lockers nest in nothing. Nothing here sleeps with a
  * slot locked: allocations happen before the lock is taken, and a
- * zsmalloc mapping is held only to copy.
+ * zsmalloc mapping is held only to copy, or to decompress one object in
+ * place (zb_object_map(): swapdev.c's read_mapped()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -223,6 +224,10 @@ int zb_reserve(struct zb_swapdev *z, struct zb_reserve *rv, unsigned long index,
 	memset(rv, 0, sizeof(*rv));
 	if (WARN_ON_ONCE(!clen || k > ARRAY_SIZE(rv->handle)))
 		return -EINVAL;
+	if (zb_over_limit(z)) {
+		zb_stat_add(z, ZBS_LIMIT_REFUSED, 1);
+		return -ENOSPC;
+	}
 	rv->index = index;
 	rv->pages = pages;
 	rv->clen = clen;
@@ -258,18 +263,26 @@ void zb_reserve_drop(struct zb_swapdev *z, struct zb_reserve *rv)
 }
 
 /*
- * @rv if it was made for this store: the same pages, and room for @clen
- * bytes in as many objects (a codec compresses the same pages to the
- * same size; data changed since, it may not fit: then allocate anew).
+ * The reserve of @rvs made for this store, if any: the same pages, and
+ * room for @clen bytes in as many objects (the same pages compress to
+ * the same length with the same codec and executor; another length
+ * finds none and allocates anew).
  */
-static struct zb_reserve *reserve_for(struct zb_reserve *rv, unsigned long index,
-				      unsigned int pages, unsigned int clen)
+struct zb_reserve *zb_reserve_find(struct zb_reserve *rvs, unsigned int nr,
+				   unsigned long index, unsigned int pages,
+				   unsigned int clen)
 {
-	if (!rv || !rv->clen || rv->index != index || rv->pages != pages ||
-	    clen > rv->clen ||
-	    DIV_ROUND_UP(clen, PAGE_SIZE) != DIV_ROUND_UP(rv->clen, PAGE_SIZE))
-		return NULL;
-	return rv;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		struct zb_reserve *rv = &rvs[i];
+
+		if (rv->clen && rv->index == index && rv->pages == pages &&
+		    clen <= rv->clen &&
+		    DIV_ROUND_UP(clen, PAGE_SIZE) == DIV_ROUND_UP(rv->clen, PAGE_SIZE))
+			return rv;
+	}
+	return NULL;
 }
 
 int zb_store_page(struct zb_swapdev *z, unsigned long index, const void *data,
@@ -278,11 +291,14 @@ int zb_store_page(struct zb_swapdev *z, unsigned long index, const void *data,
 	struct zb_slot *s = &z->slots[index];
 	unsigned long h;
 
-	if (zb_over_limit(z)) {
+	/* a reserve was made under the limit: its store goes through */
+	if (!rv && zb_over_limit(z)) {
 		zb_stat_add(z, ZBS_LIMIT_REFUSED, 1);
 		return -ENOSPC;
 	}
-	h = object_new(z, reserve_for(rv, index, 1, len), 0, data, len);
+	h = object_new(z, rv, 0, data, len);
+	if (rv)
+		rv->clen = 0;	/* used */
 	if (!h)
 		return -EAGAIN;
 	zb_slot_lock(z, index);
@@ -309,14 +325,15 @@ int zb_store_unit(struct zb_swapdev *z, unsigned long index, unsigned int nr_pag
 	unsigned int i, k = DIV_ROUND_UP(clen, PAGE_SIZE);
 	struct zb_unit *u;
 
-	if (zb_over_limit(z)) {
+	/* a reserve was made under the limit: its store goes through */
+	if (!rv && zb_over_limit(z)) {
 		zb_stat_add(z, ZBS_LIMIT_REFUSED, 1);
 		return -ENOSPC;
 	}
-	rv = reserve_for(rv, index, nr_pages, clen);
 	if (rv) {
 		u = rv->unit;
 		rv->unit = NULL;
+		rv->clen = 0;	/* used: its handles go below */
 	} else {
 		u = fast_alloc_fails() ? NULL :
 		    kmalloc(struct_size(u, handle, k), ZB_UNIT_GFP_FAST);

@@ -401,7 +401,9 @@ TEST_F(Iaa, UnloadWaitsForTheLateCompletionToLeaveZbatch)
 	ASSERT_GE(iaa_stats()["abandoned"], 1) << "the probe did not time out";
 	ASSERT_EQ(sysfs_write(late, "4000"), 0);
 	using clock = std::chrono::steady_clock;
-	clock::time_point released;
+	// max until the completer is back: an oops there must not pass
+	clock::time_point released = clock::time_point::max();
+	auto t0 = clock::now();
 	std::thread completer([&] {
 		EXPECT_EQ(sysfs_write(kDbl + "/release_lost", "1"), 0);
 		released = clock::now();
@@ -425,6 +427,8 @@ TEST_F(Iaa, UnloadWaitsForTheLateCompletionToLeaveZbatch)
 	auto ins = run(kInsmod);
 	ASSERT_EQ(ins.status, 0) << ins.output;
 	EXPECT_GE(unloaded, released) << "zbatch unloaded while a task was still in its code";
+	EXPECT_GE(unloaded - t0, std::chrono::milliseconds(3000))
+		<< "the completion did not linger: nothing was tested";
 	EXPECT_TRUE(wait_state("online", 10)) << sysfs_read(kIaa + "/reason");
 }
 
