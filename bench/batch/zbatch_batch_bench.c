@@ -6,9 +6,12 @@
  * against zbatch batches of 1..32 through the in-kernel API, on the same
  * pages, per codec, operation and sync mode, rounds alternating which side
  * goes first. Beside wall time, CPU time: this thread's plus every zbatch
- * engine thread's, so work moved to other CPUs is never a saving. The
- * parallel ceiling of the machine is measured in the same run: the stock
- * pass on two CPUs at once against one.
+ * engine thread's, so work moved to other CPUs is never a saving. Every
+ * crypto API transform and request is allocated once, before any timed
+ * pass (zswap keeps them per CPU): a pass times calls, not allocations.
+ * The parallel ceiling of the machine is measured in every round, beside
+ * what it bounds: the stock pass on two CPUs at once (a transform each)
+ * against one.
  *
  * Each side decompresses what it compressed itself; deflate differs in
  * window only: stock raw deflate level 6 (Z_DEFAULT_COMPRESSION), memLevel
@@ -127,45 +130,70 @@ static u64 cpu_now(u64 *engines)
 	return current->se.sum_exec_runtime + *engines;
 }
 
-/* One stock pass over the pages; 0 or a negative errno. */
-static int stock_pass(const char *alg, struct bench *b, bool comp,
-		      unsigned int npages)
-{
+/*
+ * A crypto API transform and request, allocated once outside every timed
+ * pass, as zswap keeps one per CPU: a pass times the calls, not the
+ * allocation.
+ */
+struct stock {
 	struct crypto_acomp *tfm;
 	struct acomp_req *req;
 	struct crypto_wait wait;
+};
+
+static void stock_close(struct stock *s)
+{
+	if (s->req)
+		acomp_request_free(s->req);
+	if (!IS_ERR_OR_NULL(s->tfm))
+		crypto_free_acomp(s->tfm);
+	memset(s, 0, sizeof(*s));
+}
+
+static int stock_open(struct stock *s, const char *alg)
+{
+	s->tfm = crypto_alloc_acomp(alg, 0, 0);
+	if (IS_ERR(s->tfm)) {
+		int ret = PTR_ERR(s->tfm);
+
+		s->tfm = NULL;
+		return ret;
+	}
+	s->req = acomp_request_alloc(s->tfm);
+	if (!s->req) {
+		stock_close(s);
+		return -ENOMEM;
+	}
+	crypto_init_wait(&s->wait);
+	acomp_request_set_callback(s->req, CRYPTO_TFM_REQ_MAY_BACKLOG, crypto_req_done,
+				   &s->wait);
+	return 0;
+}
+
+/* One pass over the pages through the crypto API; 0 or a negative errno. */
+static int stock_pass(struct stock *s, struct bench *b, bool comp, unsigned int npages)
+{
+	struct acomp_req *req = s->req;
 	struct scatterlist in, o;
 	unsigned int i;
 	int ret = 0;
 
-	tfm = crypto_alloc_acomp(alg, 0, 0);
-	if (IS_ERR(tfm))
-		return PTR_ERR(tfm);
-	req = acomp_request_alloc(tfm);
-	if (!req) {
-		crypto_free_acomp(tfm);
-		return -ENOMEM;
-	}
-	crypto_init_wait(&wait);
-	acomp_request_set_callback(req, CRYPTO_TFM_REQ_MAY_BACKLOG, crypto_req_done, &wait);
 	for (i = 0; i < npages && !ret; i++) {
 		if (comp) {
 			sg_init_one(&in, b->src[i], PAGE_SIZE);
 			sg_init_one(&o, b->stock.cmp[i], PAGE_SIZE * 2);
 			acomp_request_set_params(req, &in, &o, PAGE_SIZE, PAGE_SIZE);
-			ret = crypto_wait_req(crypto_acomp_compress(req), &wait);
+			ret = crypto_wait_req(crypto_acomp_compress(req), &s->wait);
 			b->stock.clen[i] = req->dlen;
 		} else {
 			sg_init_one(&in, b->stock.cmp[i], b->stock.clen[i]);
 			sg_init_one(&o, b->out[i], PAGE_SIZE);
 			acomp_request_set_params(req, &in, &o, b->stock.clen[i], PAGE_SIZE);
-			ret = crypto_wait_req(crypto_acomp_decompress(req), &wait);
+			ret = crypto_wait_req(crypto_acomp_decompress(req), &s->wait);
 			if (!ret && req->dlen != PAGE_SIZE)
 				ret = -EIO;
 		}
 	}
-	acomp_request_free(req);
-	crypto_free_acomp(tfm);
 	return ret;
 }
 
@@ -223,8 +251,8 @@ static int check_output(struct bench *b)
 	return 0;
 }
 
-/* Time one pass: stock when @alg, else zbatch with @bs and @flags. */
-static int timed(struct sample *sm, const char *alg, unsigned int codec,
+/* Time one pass: through @st when given, else zbatch with @bs and @flags. */
+static int timed(struct sample *sm, struct stock *st, unsigned int codec,
 		 struct bench *b, bool comp, unsigned int bs, u32 flags)
 {
 	unsigned int i;
@@ -236,7 +264,7 @@ static int timed(struct sample *sm, const char *alg, unsigned int codec,
 			memset(b->out[i], 0, PAGE_SIZE);
 	c0 = cpu_now(&e0);
 	t0 = ktime_get_ns();
-	ret = alg ? stock_pass(alg, b, comp, pages) : zbatch_pass(codec, b, comp, bs, flags);
+	ret = st ? stock_pass(st, b, comp, pages) : zbatch_pass(codec, b, comp, bs, flags);
 	sm->wall = ktime_get_ns() - t0;
 	sm->cpu = cpu_now(&e1) - c0;
 	sm->engines = e1 - e0;
@@ -247,7 +275,7 @@ static int timed(struct sample *sm, const char *alg, unsigned int codec,
 
 /* ---- the parallel ceiling: the stock pass on two CPUs against one ---- */
 struct par {
-	const char *alg;
+	struct stock *st;
 	struct bench *b;
 	bool comp;
 	struct completion go, done;
@@ -262,15 +290,17 @@ static int par_fn(void *data)
 
 	wait_for_completion(&p->go);
 	t0 = ktime_get_ns();
-	p->ret = stock_pass(p->alg, p->b, p->comp, pages);
+	p->ret = stock_pass(p->st, p->b, p->comp, pages);
 	p->ns = ktime_get_ns() - t0;
 	complete(&p->done);
 	return 0;
 }
 
-/* 2 * T(one) / T(two at once), in thousandths; < 0 on error. */
-static s64 ceiling_once(const char *alg, struct bench *b, struct bench *b2,
-			bool comp)
+/*
+ * 2 * T(one) / T(two at once), in thousandths; < 0 on error. @st: a
+ * transform for each CPU.
+ */
+static s64 ceiling_once(struct stock *st, struct bench *b, struct bench *b2, bool comp)
 {
 	struct par p[2] = {};
 	unsigned int i;
@@ -278,14 +308,14 @@ static s64 ceiling_once(const char *alg, struct bench *b, struct bench *b2,
 	int ret;
 
 	t0 = ktime_get_ns();
-	ret = stock_pass(alg, b, comp, pages);
+	ret = stock_pass(&st[0], b, comp, pages);
 	one = ktime_get_ns() - t0;
 	if (ret)
 		return ret;
 	for (i = 0; i < 2; i++) {
 		struct task_struct *t;
 
-		p[i] = (struct par){ .alg = alg, .b = i ? b2 : b, .comp = comp };
+		p[i] = (struct par){ .st = &st[i], .b = i ? b2 : b, .comp = comp };
 		init_completion(&p[i].go);
 		init_completion(&p[i].done);
 		t = kthread_create(par_fn, &p[i], "zbbench/%u", i);
@@ -355,20 +385,23 @@ struct results {
 	s64 a_wall[MAX_ROUNDS], a_cpu[MAX_ROUNDS], a_speed[MAX_ROUNDS], a_cpur[MAX_ROUNDS];
 };
 
-static int bench_codec(struct bench *b, struct bench *b2, unsigned int c,
-		       bool comp, struct results *r)
+/*
+ * @sk: two transforms of the stock algorithm (the ceiling runs one per
+ * CPU), @zk: one of zbatch's acomp algorithm; all opened before any
+ * timed pass.
+ */
+static int bench_rounds(struct bench *b, struct bench *b2, unsigned int c, bool comp,
+			struct results *r, struct stock *sk, struct stock *zk)
 {
 	const char *alg = codec_tab[c].name, *op = comp ? "compress" : "decompress";
 	unsigned int id = codec_tab[c].id, rd, m, k, i;
 	struct sample st, z, a;
 	s64 v[MAX_ROUNDS];
-	char zalg[32];
 	int ret;
 
-	snprintf(zalg, sizeof(zalg), "%s-zbatch", alg);
 	/* decompress needs both sides' compressed pages */
 	if (!comp) {
-		ret = stock_pass(alg, b, true, pages);
+		ret = stock_pass(&sk[0], b, true, pages);
 		if (!ret)
 			ret = zbatch_pass(id, b, true, 16, ZBATCH_KF_ASYNC_IRQ);
 		if (ret)
@@ -379,27 +412,22 @@ static int bench_codec(struct bench *b, struct bench *b2, unsigned int c,
 		}
 	}
 	for (rd = 0; rd < rounds; rd++) {
-		s64 x = ceiling_once(alg, b, b2, comp);
+		bool stock_first = !(rd & 1);
+		/* the machine's ceiling, in the same rounds as what it bounds */
+		s64 x = ceiling_once(sk, b, b2, comp);
 
 		if (x < 0)
 			return x;
 		r->ceil[rd] = x;
-	}
-	memcpy(v, r->ceil, sizeof(v));
-	out("ceiling %s %s %lld", alg, op, median(v, rounds));
-	out(" %lld %lld\n", v[0], v[rounds - 1]);
-
-	for (rd = 0; rd < rounds; rd++) {
-		bool stock_first = !(rd & 1);
 
 		/*
 		 * zbatch's acomp (it reads and writes the stock side's
 		 * buffers) right beside the stock pass, before or after it
 		 */
 		if (stock_first) {
-			ret = timed(&st, alg, 0, b, comp, 0, 0);
+			ret = timed(&st, &sk[0], 0, b, comp, 0, 0);
 			if (!ret)
-				ret = timed(&a, zalg, 0, b, comp, 0, 0);
+				ret = timed(&a, zk, 0, b, comp, 0, 0);
 			if (ret)
 				return ret;
 		}
@@ -419,9 +447,9 @@ static int bench_codec(struct bench *b, struct bench *b2, unsigned int c,
 			}
 		}
 		if (!stock_first) {
-			ret = timed(&a, zalg, 0, b, comp, 0, 0);
+			ret = timed(&a, zk, 0, b, comp, 0, 0);
 			if (!ret)
-				ret = timed(&st, alg, 0, b, comp, 0, 0);
+				ret = timed(&st, &sk[0], 0, b, comp, 0, 0);
 			if (ret)
 				return ret;
 		}
@@ -439,6 +467,9 @@ static int bench_codec(struct bench *b, struct bench *b2, unsigned int c,
 							      max_t(u64, st.cpu, 1));
 			}
 	}
+	memcpy(v, r->ceil, sizeof(v));
+	out("ceiling %s %s %lld", alg, op, median(v, rounds));
+	out(" %lld %lld\n", v[0], v[rounds - 1]);
 	memcpy(v, r->s_wall, sizeof(v));
 	out("stock %s %s %lld", alg, op, median(v, rounds) / pages);
 	memcpy(v, r->s_cpu, sizeof(v));
@@ -467,8 +498,26 @@ static int bench_codec(struct bench *b, struct bench *b2, unsigned int c,
 	return 0;
 }
 
-/* zbatch deflate on the IAA executor against @iaa_alg one page at a time. */
-static int bench_iaa(struct bench *b, bool comp, struct results *r)
+static int bench_codec(struct bench *b, struct bench *b2, unsigned int c,
+		       bool comp, struct results *r)
+{
+	struct stock sk[2] = {}, zk = {};
+	char zalg[32];
+	int ret;
+
+	snprintf(zalg, sizeof(zalg), "%s-zbatch", codec_tab[c].name);
+	ret = stock_open(&sk[0], codec_tab[c].name) ?:
+	      stock_open(&sk[1], codec_tab[c].name) ?: stock_open(&zk, zalg);
+	if (!ret)
+		ret = bench_rounds(b, b2, c, comp, r, sk, &zk);
+	stock_close(&zk);
+	stock_close(&sk[1]);
+	stock_close(&sk[0]);
+	return ret;
+}
+
+/* zbatch deflate on the IAA executor against @iaa_alg (@sk) a page at a time. */
+static int bench_iaa_rounds(struct bench *b, bool comp, struct results *r, struct stock *sk)
 {
 	const char *op = comp ? "compress" : "decompress";
 	unsigned int rd, m, k;
@@ -477,7 +526,7 @@ static int bench_iaa(struct bench *b, bool comp, struct results *r)
 	int ret;
 
 	if (!comp) {
-		ret = stock_pass(iaa_alg, b, true, pages);
+		ret = stock_pass(sk, b, true, pages);
 		if (!ret)
 			ret = zbatch_pass(ZBATCH_CODEC_DEFLATE, b, true, 16, ZBATCH_KF_ASYNC_IRQ);
 		if (ret)
@@ -487,7 +536,7 @@ static int bench_iaa(struct bench *b, bool comp, struct results *r)
 		bool stock_first = !(rd & 1);
 
 		if (stock_first) {
-			ret = timed(&st, iaa_alg, 0, b, comp, 0, 0);
+			ret = timed(&st, sk, 0, b, comp, 0, 0);
 			if (ret)
 				return ret;
 		}
@@ -507,7 +556,7 @@ static int bench_iaa(struct bench *b, bool comp, struct results *r)
 			}
 		}
 		if (!stock_first) {
-			ret = timed(&st, iaa_alg, 0, b, comp, 0, 0);
+			ret = timed(&st, sk, 0, b, comp, 0, 0);
 			if (ret)
 				return ret;
 		}
@@ -539,6 +588,17 @@ static int bench_iaa(struct bench *b, bool comp, struct results *r)
 		}
 	}
 	return 0;
+}
+
+static int bench_iaa(struct bench *b, bool comp, struct results *r)
+{
+	struct stock sk = {};
+	int ret = stock_open(&sk, iaa_alg);
+
+	if (!ret)
+		ret = bench_iaa_rounds(b, comp, r, &sk);
+	stock_close(&sk);
+	return ret;
 }
 
 static struct bench *bench_alloc(void)
