@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 // Pure pieces of the benchmark and data library.
+#include <algorithm>
+#include <cstring>
+#include <iostream>
+#include <span>
+
 #include <gtest/gtest.h>
 
 #include "zbatch/bench.hpp"
@@ -39,4 +44,46 @@ TEST(RefCodec, EveryCodecRoundTripsAndCompressesText)
 		EXPECT_EQ(*back, text) << c;
 	}
 	EXPECT_FALSE(zbatch::ref::compress(0, text).has_value());
+}
+
+// Real data: built from this system's files, the same every time, each
+// kind present, and compressible as memory is (neither text-like nor
+// random: binaries, a heap and compressed files bring it between).
+TEST(RealData, CorpusIsDeterministicMixedAndRealisticallyCompressible)
+{
+	auto c = zbatch::real_corpus();
+	if (!c)
+		GTEST_SKIP() << c.error().message;
+	const auto &d = **c;
+	ASSERT_GE(d.size(), 8u << 20) << "less than 8 MiB of real data";
+	EXPECT_EQ(d.size() % 4096, 0u);
+	for (auto &[kind, bytes] : zbatch::real_corpus_mix())
+		EXPECT_GT(bytes, 0u) << kind;
+	EXPECT_EQ(zbatch::generate(zbatch::Pattern::Real, 65536, 3),
+		  zbatch::generate(zbatch::Pattern::Real, 65536, 3));
+	EXPECT_NE(zbatch::generate(zbatch::Pattern::Real, 65536, 3),
+		  zbatch::generate(zbatch::Pattern::Real, 65536, 4));
+	// an ELF header somewhere, zero pages, and both compressible and
+	// incompressible pages, as in a process's memory
+	size_t elf = 0, zero = 0;
+	for (size_t off = 0; off + 4096 <= d.size(); off += 4096) {
+		elf += std::memcmp(&d[off], "\x7f" "ELF", 4) == 0;
+		zero += std::all_of(d.begin() + off, d.begin() + off + 4096,
+				    [](uint8_t b) { return b == 0; });
+	}
+	EXPECT_GT(elf, 10u);
+	EXPECT_GT(zero, 64u);
+	// lz4 a page at a time, as zram stores it (a page that does not
+	// shrink is kept whole)
+	size_t stored = 0;
+	for (size_t off = 0; off + 4096 <= d.size(); off += 4096) {
+		auto z = zbatch::ref::compress(ZBATCH_CODEC_LZ4,
+					       std::span<const uint8_t>(&d[off], 4096));
+		ASSERT_TRUE(z) << z.error().message;
+		stored += std::min<size_t>(z->size(), 4096);
+	}
+	double ratio = double(d.size()) / double(stored);
+	std::cout << "real data: " << d.size() / 4096 << " pages, lz4 per page " << ratio << "x\n";
+	EXPECT_GT(ratio, 1.5) << "real memory compresses better than this";
+	EXPECT_LT(ratio, 8.0) << "real memory compresses worse than this";
 }

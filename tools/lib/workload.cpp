@@ -51,10 +51,15 @@ constexpr size_t kPage = 4096;
 	if (mem == MAP_FAILED)
 		_exit(3);
 	// page i of process id holds template page (i * 7 + id) mod n, with
-	// its first 8 bytes replaced by i: every page differs, all checkable
+	// its first 8 bytes replaced by i: every page differs, all checkable.
+	// Real data keeps its order (a folio holds adjacent pages of one
+	// kind, as in a process), each process from its own place in it.
 	size_t tpages = tmpl.size() / kPage, pages = len / kPage;
+	bool real = cfg.corpus.empty() && cfg.pattern == Pattern::Real;
 	auto expect = [&](size_t i, uint8_t *out) {
-		std::memcpy(out, tmpl.data() + ((i * 7 + id) % tpages) * kPage, kPage);
+		size_t t = real ? (i + id * 1031) % tpages : (i * 7 + id) % tpages;
+
+		std::memcpy(out, tmpl.data() + t * kPage, kPage);
 		uint64_t tag = (uint64_t(id) << 48) | i;
 		std::memcpy(out, &tag, sizeof(tag));
 	};
@@ -104,6 +109,11 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 		if (!c)
 			return std::unexpected(c.error());
 		tmpl = std::move(*c);
+	} else if (cfg.pattern == Pattern::Real) {
+		auto c = real_corpus();
+		if (!c)
+			return std::unexpected(c.error());
+		tmpl = **c;
 	} else {
 		tmpl = generate(cfg.pattern, tlen, 7);
 	}

@@ -139,6 +139,9 @@ Result<int> run_bench(Context &ctx, BenchOptions o)
 		auto p = pattern_from_name(o.pattern);
 		if (!p)
 			return std::unexpected(p.error());
+		if (*p == Pattern::Real)
+			if (auto c = real_corpus(); !c)
+				return std::unexpected(c.error());
 		cfg.data = generate(*p, cfg.pages * cfg.page_size, 42);
 	}
 	const SysfsTree &tree = ctx.tree;
@@ -209,7 +212,7 @@ void add_bench(CLI::App &app, Action &action)
 	sub->add_option("--codec", o->codecs, "Codecs to run (default: all)")->delimiter(',');
 	sub->add_option("--batch", o->batches, "Batch sizes, 1..64 (default 16)")->delimiter(',');
 	sub->add_flag("--sweep", o->sweep, "Batch sizes 1,2,4,8,16,32");
-	sub->add_option("--pattern", o->pattern, "text, zeros, random or mixed (default mixed)");
+	sub->add_option("--pattern", o->pattern, "text, zeros, random, mixed or real (pages of this system's binaries, libraries, text, a heap, compressed files; default mixed)");
 	sub->add_option("--file", o->file, "Corpus file instead of a pattern (repeated to fill)");
 	sub->add_option("--pages", o->pages, "4 KiB pages per pass (default 512)")
 		->check(CLI::Range(1, 65536));

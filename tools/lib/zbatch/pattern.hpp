@@ -10,13 +10,31 @@
 
 namespace zbatch {
 
-enum class Pattern { Text, Zeros, Random, Mixed };
+// Real: pages as real programs leave memory (real_corpus()); the others
+// are generated.
+enum class Pattern { Text, Zeros, Random, Mixed, Real };
 
 Result<Pattern> pattern_from_name(const std::string &name);
 std::string pattern_name(Pattern p);
 
-// @len bytes of @p, deterministic for a given @seed.
+// @len bytes of @p, deterministic for a given @seed. Real: @len bytes of
+// real_corpus() from a page chosen by @seed on, wrapping (empty when no
+// corpus could be built: check real_corpus() first).
 std::vector<uint8_t> generate(Pattern p, size_t len, uint64_t seed);
+
+// What a Debian system's memory holds, about 16 MiB, built once per
+// process from files every system has, the same on every run (sorted
+// file lists, fixed budgets): the pages of executables and shared
+// libraries as mapped, text (headers, licences), files that are already
+// compressed, a heap as a program leaves it after parsing and sorting
+// that text (malloc-style chunks: headers, pointers, strings), and some
+// zero pages. The kinds alternate in runs of 256 KiB, so that a large
+// folio is mostly of one kind, as in a process's address space. An
+// error names what is missing when the system has too little of it.
+Result<const std::vector<uint8_t> *> real_corpus();
+
+// The share of each kind in real_corpus(), for reports: "kind bytes".
+std::vector<std::pair<std::string, size_t>> real_corpus_mix();
 
 // The first @len bytes of @path, repeated when the file is shorter.
 Result<std::vector<uint8_t>> load_corpus(const std::string &path, size_t len);
