@@ -406,6 +406,12 @@ static unsigned int io_fill(struct zb_swapdev *z, struct zb_io *io, unsigned lon
 /* Stalls at one store after which the write fails (the 4th). */
 #define ZB_STALL_TRIES	3
 
+static void reserves_drop(struct zb_swapdev *z, struct zb_reserve *rvs, unsigned int *nr)
+{
+	while (*nr)
+		zb_reserve_drop(z, &rvs[--*nr]);
+}
+
 /*
  * Reserve, holding no stream (direct reclaim), what every store of @puts
  * still needs; the first must get its reserve, the others may go without
@@ -418,9 +424,7 @@ static int write_reserve(struct zb_swapdev *z, struct zb_reserve **rvs,
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < *nr_rv; i++)
-		zb_reserve_drop(z, &(*rvs)[i]);
-	*nr_rv = 0;
+	reserves_drop(z, *rvs, nr_rv);
 	if (!*rvs) {
 		*rvs = kmalloc_array(ZB_IO_REQS, sizeof(**rvs), GFP_NOIO | __GFP_NOWARN);
 		if (!*rvs)
@@ -451,7 +455,7 @@ static int zb_write(struct zb_swapdev *z, unsigned long index, const u8 *src,
 	unsigned long stalled_at = ULONG_MAX;
 	struct zb_put puts[ZB_IO_REQS];
 	struct zb_reserve *rvs = NULL;
-	unsigned int i, tries = 0, nr_rv = 0;
+	unsigned int tries = 0, nr_rv = 0;
 	int ret = 0;
 
 	static_assert(ZB_WIN / PAGE_SIZE <= ZB_IO_REQS);	/* a put per page at most */
@@ -475,8 +479,7 @@ static int zb_write(struct zb_swapdev *z, unsigned long index, const u8 *src,
 		index += done;
 		pages -= done;
 	}
-	for (i = 0; i < nr_rv; i++)
-		zb_reserve_drop(z, &rvs[i]);
+	reserves_drop(z, rvs, &nr_rv);
 	kfree(rvs);
 	return ret;
 }
