@@ -22,15 +22,23 @@
  * zbatch produced for want of memory, an engine or a device: workspaces
  * exist before the first call, and a failed run is redone inline.
  *
- * Calling context: the algorithms are asynchronous (CRYPTO_ALG_ASYNC), as
- * iaa_crypto's, and like it may sleep in every call. That is the contract
- * zswap keeps with asynchronous algorithms: it calls them under its
- * per-CPU mutex, and copies a compressed object out of zsmalloc before
- * decompressing it rather than calling from inside the atomic mapping
- * (mm/zswap.c, acomp_ctx->is_sleepable). Calls complete before they
- * return (never -EINPROGRESS), which crypto_wait_req() accepts. Nothing
- * guesses its context: a caller that cannot sleep must not use an
- * asynchronous algorithm.
+ * Calling context. lz4-zbatch, zstd-zbatch and lzo-zbatch are
+ * synchronous, as the stock lz4, zstd and lzo: a call without
+ * CRYPTO_TFM_REQ_MAY_SLEEP runs inline and never sleeps or allocates, so
+ * it may come from atomic context. zswap in 6.12 sets no MAY_SLEEP and
+ * decompresses a synchronous algorithm's object straight from inside
+ * zsmalloc's mapping (preemption off), without the copy it makes for an
+ * asynchronous one (mm/zswap.c, acomp_ctx->is_sleepable): zswap's pages
+ * therefore always run inline, at the stock call's cost (the inline_atomic
+ * counter shows those calls). A caller that sets MAY_SLEEP may reach the
+ * engines (acomp_inline=0). deflate-zbatch is asynchronous, as
+ * iaa_crypto's deflate-iaa, because IAA may run it and a device call
+ * sleeps: it may sleep in every call, and zswap calls it where that is
+ * allowed (compress under its per-CPU mutex, decompress after copying the
+ * object out of zsmalloc). Calls complete before they return (never
+ * -EINPROGRESS), which crypto_wait_req() accepts. The registration flag
+ * cannot change at run time, so the codec IAA may serve stays
+ * asynchronous even on a machine without IAA.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -74,16 +82,20 @@ static int zb_run(struct acomp_req *areq, enum zbatch_op op)
 	void *src = sg_linear(areq->src, areq->slen);
 	void *dst = sg_linear(areq->dst, areq->dlen);
 	unsigned int dlen = min_t(unsigned int, areq->dlen, ZBATCH_MAX_LEN);
-	bool inline_run = READ_ONCE(zbatch_acomp_inline) && !zbatch_iaa_serves(t->codec);
+	bool may_sleep = acomp_is_async(tfm) ||
+			 (areq->base.flags & CRYPTO_TFM_REQ_MAY_SLEEP);
 	int ret;
 
-	might_sleep();
 	if (!src || !dst || !areq->slen || areq->slen > ZBATCH_MAX_LEN || !dlen)
 		return -EINVAL;
 	zbatch_req_init(&r->req, op, src, areq->slen, dst, dlen);
-	if (inline_run) {
+	if (!may_sleep || (READ_ONCE(zbatch_acomp_inline) &&
+			   !zbatch_iaa_serves(t->codec))) {
+		if (!may_sleep && (preempt_count() || irqs_disabled()))
+			zbatch_stat_add(&zbatch_gstats, ZST_INLINE_ATOMIC, 1);
 		ret = zbatch_run_inline(&t->ctx, &r->req, t->codec);
 	} else {
+		might_sleep();
 		zbatch_batch_init(&r->batch, t->codec, 0);
 		zbatch_batch_add(&r->batch, &r->req);
 		ret = zbatch_submit(&r->batch);
@@ -140,7 +152,7 @@ ZB_ALG_INIT(lz4, ZBATCH_CODEC_LZ4)
 ZB_ALG_INIT(zstd, ZBATCH_CODEC_ZSTD)
 ZB_ALG_INIT(lzo, ZBATCH_CODEC_LZO)
 
-#define ZB_ALG(pfx) { \
+#define ZB_ALG(pfx, flags) { \
 	.compress = zb_compress, \
 	.decompress = zb_decompress, \
 	.init = zb_init_##pfx, \
@@ -148,14 +160,16 @@ ZB_ALG_INIT(lzo, ZBATCH_CODEC_LZO)
 	.reqsize = sizeof(struct zb_req), \
 	.base = { \
 		.cra_driver_name = #pfx "-zbatch", \
-		.cra_flags = CRYPTO_ALG_ASYNC, \
+		.cra_flags = (flags), \
 		.cra_ctxsize = sizeof(struct zb_tfm), \
 		.cra_module = THIS_MODULE, \
 	}, \
 }
 
 static struct acomp_alg zb_algs[] = {
-	ZB_ALG(deflate), ZB_ALG(lz4), ZB_ALG(zstd), ZB_ALG(lzo),
+	/* IAA may run deflate: a device call sleeps */
+	ZB_ALG(deflate, CRYPTO_ALG_ASYNC),
+	ZB_ALG(lz4, 0), ZB_ALG(zstd, 0), ZB_ALG(lzo, 0),
 };
 
 /* zb_algs[i] serves this codec; its name is the algorithm's cra_name */

@@ -210,6 +210,12 @@ int zbatch_cr_errno(const struct iax_completion_record *cr, bool compress)
 	/* pairs with the executor's release: the other fields are valid */
 	u8 status = smp_load_acquire(&cr->status);
 
+	return zbatch_status_errno(status, cr->error_code, compress);
+}
+
+/* zbatch_cr_errno() of a record with @status and @error_code. */
+int zbatch_status_errno(u8 status, u8 error_code, bool compress)
+{
 	switch (status) {
 	case IAX_COMP_NONE:
 		return -EINPROGRESS;
@@ -220,11 +226,11 @@ int zbatch_cr_errno(const struct iax_completion_record *cr, bool compress)
 	case ZBATCH_CR_WATCHDOG:
 		return -ETIMEDOUT;
 	case ZBATCH_CR_OFFLOAD:
-		if (cr->error_code == ZBATCH_OFFLOAD_TIMEOUT)
+		if (error_code == ZBATCH_OFFLOAD_TIMEOUT)
 			return -ETIMEDOUT;
-		return cr->error_code == ZBATCH_OFFLOAD_NODEV ? -ENODEV : -EIO;
+		return error_code == ZBATCH_OFFLOAD_NODEV ? -ENODEV : -EIO;
 	case IAX_COMP_ANALYTICS_ERROR:
-		switch (cr->error_code) {
+		switch (error_code) {
 		case ZBATCH_CR_ERR_COMP_OVERFLOW:
 			return compress ? -ENOSPC : -EBADMSG;
 		case ZBATCH_CR_ERR_VERIFY:
@@ -312,8 +318,9 @@ static void build_desc(struct zbatch_req *req)
  * @codec: enum zbatch_codec, ZBATCH_CODEC_DEFAULT for the sysfs choice
  *
  * The degenerate batch of one whose caller waits anyway (zswap's
- * one-page acomp calls): the same descriptor, executor, completion record,
- * verify option and statistics as a batch, without the batch bookkeeping.
+ * one-page acomp calls): the same codec run, outcomes, verify option and
+ * statistics as a batch, without the batch bookkeeping and without a
+ * descriptor or completion record (nothing else reads them).
  * Context: any, including atomic: never sleeps or allocates when @ctx
  * was prepared for @codec.
  *
@@ -332,10 +339,12 @@ int zbatch_run_inline(struct zbatch_ctx *ctx, struct zbatch_req *req,
 		req->status = -EINVAL;
 		req->produced = 0;
 	} else {
-		build_desc(req);
-		zbatch_sw_run(ctx, &req->desc, codec, READ_ONCE(zbatch_cfg.verify));
-		req->status = zbatch_cr_errno(&req->cr, req->op == ZBATCH_OP_COMPRESS);
-		req->produced = req->status ? 0 : req->cr.output_size;
+		unsigned int n = req->dlen;
+
+		req->status = zbatch_sw_exec(ctx, codec, req->op == ZBATCH_OP_COMPRESS,
+					     req->src, req->slen, req->dst, &n,
+					     READ_ONCE(zbatch_cfg.verify));
+		req->produced = req->status ? 0 : n;
 	}
 	zbatch_stat_add(&zbatch_gstats, ZST_INLINE, 1);
 	account(&zbatch_gstats, req);

@@ -207,10 +207,10 @@ static int zstd_decompress(void *wrk, const void *src, unsigned int slen,
 	return 0;
 }
 
-/* ---- lzo1x-1: compresses into a worst-case scratch, then copies ---- */
+/* ---- lzo1x-1, the bounds-checked compressor (crypto/lzo.c's) ---- */
 static size_t lzo_wrk_size(void)
 {
-	return LZO1X_1_MEM_COMPRESS + lzo1x_worst_compress(ZBATCH_MAX_LEN);
+	return LZO1X_1_MEM_COMPRESS;
 }
 
 static int lzo_wrk_init(void *wrk)
@@ -221,15 +221,13 @@ static int lzo_wrk_init(void *wrk)
 static int lzo_compress(void *wrk, const void *src, unsigned int slen,
 			void *dst, unsigned int *dlen)
 {
-	u8 *out = (u8 *)wrk + LZO1X_1_MEM_COMPRESS;
-	size_t n = lzo1x_worst_compress(ZBATCH_MAX_LEN);
+	size_t n = *dlen;
+	int ret = lzo1x_1_compress_safe(src, slen, dst, &n, wrk);
 
-	/* lzo1x_1_compress() trusts its output to be worst-case sized */
-	if (lzo1x_1_compress(src, slen, out, &n, wrk) != LZO_E_OK)
-		return -EINVAL;
-	if (n > *dlen)
+	if (ret == LZO_E_OUTPUT_OVERRUN)
 		return -ENOSPC;
-	memcpy(dst, out, n);
+	if (ret != LZO_E_OK)
+		return -EINVAL;
 	*dlen = n;
 	return 0;
 }
@@ -413,58 +411,98 @@ static int verify_one(struct zbatch_ctx *ctx, const struct zbatch_codec_ops *c,
 }
 
 /*
+ * One compress or decompress of @slen bytes at @src into @dst (room for
+ * *@n bytes; the output size on success) with codec @id: the IAA status
+ * it ends with, *@err the analytics error code, *@crc the input's CRC
+ * when verified. Engines and acomp transforms come prepared; a pooled
+ * submitter context allocates on first use, NOIO as a swap path may call.
+ */
+static u8 sw_exec(struct zbatch_ctx *ctx, unsigned int id, bool compress,
+		  const void *src, unsigned int slen, void *dst,
+		  unsigned int *n, bool verify, u8 *err, u32 *crc)
+{
+	const struct zbatch_codec_ops *c = zbatch_codec(id);
+	void *wrk = c ? ctx_wrk(ctx, id, GFP_NOIO) : NULL;
+	int ret;
+
+	*err = 0;
+	if (!c)
+		return IAX_COMP_BAD_OPCODE;
+	if (!wrk) {
+		*err = ZBATCH_CR_ERR_NOMEM;
+		return IAX_COMP_ANALYTICS_ERROR;
+	}
+	if (!compress) {
+		ret = c->decompress(wrk, src, slen, dst, n);
+		if (ret == -ENOSPC)
+			return IAX_COMP_OUTBUF_OVERFLOW;
+		if (ret) {
+			*err = ZBATCH_CR_ERR_BADSTREAM;
+			return IAX_COMP_ANALYTICS_ERROR;
+		}
+		return IAX_COMP_SUCCESS;
+	}
+	ret = c->compress(wrk, src, slen, dst, n);
+	/* not smaller than the input: the caller stores it raw */
+	if (ret == -ENOSPC || (!ret && *n >= slen)) {
+		*err = ZBATCH_CR_ERR_COMP_OVERFLOW;
+		return IAX_COMP_ANALYTICS_ERROR;
+	}
+	if (ret)
+		return IAX_COMP_INVALID_SIZE;
+	if (verify) {
+		if (verify_one(ctx, c, wrk, src, slen, dst, *n)) {
+			*err = ZBATCH_CR_ERR_VERIFY;
+			return IAX_COMP_ANALYTICS_ERROR;
+		}
+		*crc = crc32_le(~0, src, slen);
+	}
+	return IAX_COMP_SUCCESS;
+}
+
+/*
  * The software executor's unit of work: run descriptor @d with codec @id
  * and write its completion record as an IAA engine would (status last).
- * Engines and acomp transforms come prepared; a pooled submitter context
- * allocates on first use, NOIO as a swap path may call.
  */
 void zbatch_sw_run(struct zbatch_ctx *ctx, const struct iax_hw_desc *d,
 		   unsigned int id, bool verify)
 {
 	struct iax_completion_record *cr = zbatch_desc_cr(d);
-	const struct zbatch_codec_ops *c = zbatch_codec(id);
-	const void *src = (const void *)(uintptr_t)d->src1_addr;
-	void *dst = (void *)(uintptr_t)d->dst_addr;
 	unsigned int n = d->max_dst_size;
-	u8 status = IAX_COMP_SUCCESS, err = 0;
-	void *wrk;
-	int ret;
+	u8 status, err;
+	u32 crc = 0;
 
-	wrk = c ? ctx_wrk(ctx, id, GFP_NOIO) : NULL;
-	if (!c) {
+	switch (d->opcode) {
+	case IAX_OPCODE_COMPRESS:
+	case IAX_OPCODE_DECOMPRESS:
+		status = sw_exec(ctx, id, d->opcode == IAX_OPCODE_COMPRESS,
+				 (const void *)(uintptr_t)d->src1_addr,
+				 d->src1_size, (void *)(uintptr_t)d->dst_addr,
+				 &n, verify, &err, &crc);
+		break;
+	default:
 		status = IAX_COMP_BAD_OPCODE;
-	} else if (!wrk) {
-		status = IAX_COMP_ANALYTICS_ERROR;
-		err = ZBATCH_CR_ERR_NOMEM;
-	} else if (d->opcode == IAX_OPCODE_COMPRESS) {
-		ret = c->compress(wrk, src, d->src1_size, dst, &n);
-		/* not smaller than the input: the caller stores it raw */
-		if (ret == -ENOSPC || (!ret && n >= d->src1_size)) {
-			status = IAX_COMP_ANALYTICS_ERROR;
-			err = ZBATCH_CR_ERR_COMP_OVERFLOW;
-		} else if (ret) {
-			status = IAX_COMP_INVALID_SIZE;
-		} else if (verify) {
-			if (verify_one(ctx, c, wrk, src, d->src1_size, dst, n)) {
-				status = IAX_COMP_ANALYTICS_ERROR;
-				err = ZBATCH_CR_ERR_VERIFY;
-			} else {
-				cr->crc = crc32_le(~0, src, d->src1_size);
-			}
-		}
-	} else if (d->opcode == IAX_OPCODE_DECOMPRESS) {
-		ret = c->decompress(wrk, src, d->src1_size, dst, &n);
-		if (ret == -ENOSPC) {
-			status = IAX_COMP_OUTBUF_OVERFLOW;
-		} else if (ret) {
-			status = IAX_COMP_ANALYTICS_ERROR;
-			err = ZBATCH_CR_ERR_BADSTREAM;
-		}
-	} else {
-		status = IAX_COMP_BAD_OPCODE;
+		err = 0;
 	}
+	cr->crc = crc;		/* 0 unless verified */
 	if (status != IAX_COMP_SUCCESS)
 		zbatch_cr_finish(cr, status, err, 0, 0);
 	else
 		zbatch_cr_finish(cr, status, 0, n, d->src1_size);
+}
+
+/*
+ * The same run without a descriptor or record, for a caller that waits
+ * on this CPU anyway (zbatch_run_inline()): the errno the record would
+ * have given (zbatch_status_errno()); on success *@n is the output size.
+ */
+int zbatch_sw_exec(struct zbatch_ctx *ctx, unsigned int id, bool compress,
+		   const void *src, unsigned int slen, void *dst,
+		   unsigned int *n, bool verify)
+{
+	u8 status, err;
+	u32 crc;
+
+	status = sw_exec(ctx, id, compress, src, slen, dst, n, verify, &err, &crc);
+	return zbatch_status_errno(status, err, compress);
 }

@@ -87,6 +87,7 @@ enum zbatch_stat {
 	ZST_HANDOFFS,		/* slices posted to engines (one wake-up each) */
 	ZST_INLINE_BATCHES,	/* batches run on the submitter only */
 	ZST_INLINE,		/* run on the calling CPU by request (acomp) */
+	ZST_INLINE_ATOMIC,	/* ... from a caller that cannot sleep */
 	ZST_DEVICE_ERRORS,	/* a WQ's record said the device failed: redone */
 	ZST_BAD_INPUT,		/* ... and software failed the same: the data */
 	ZST_ERR_NOSPC,
@@ -186,6 +187,12 @@ int zbatch_ctx_prepare(struct zbatch_ctx *ctx, unsigned int codec);
  */
 void zbatch_sw_run(struct zbatch_ctx *ctx, const struct iax_hw_desc *d,
 		   unsigned int id, bool verify);
+/* zbatch_cr_errno() of a record with @status and @error_code */
+int zbatch_status_errno(u8 status, u8 error_code, bool compress);
+/* The same without descriptor or record: an errno, *@n the output size. */
+int zbatch_sw_exec(struct zbatch_ctx *ctx, unsigned int id, bool compress,
+		   const void *src, unsigned int slen, void *dst,
+		   unsigned int *n, bool verify);
 int zbatch_run_inline(struct zbatch_ctx *ctx, struct zbatch_req *req,
 		      unsigned int codec);
 struct zbatch_ctx *zbatch_ctx_get(void);

@@ -25,6 +25,7 @@ const char *const zbatch_stat_names[ZST_NR] = {
 	[ZST_HANDOFFS] = "handoffs",
 	[ZST_INLINE_BATCHES] = "inline_batches",
 	[ZST_INLINE] = "inline_runs",
+	[ZST_INLINE_ATOMIC] = "inline_atomic",
 	[ZST_DEVICE_ERRORS] = "device_errors",
 	[ZST_BAD_INPUT] = "bad_input",
 	[ZST_ERR_NOSPC] = "err_nospc",
