@@ -485,8 +485,8 @@ static void drain_here(struct zbatch_batch *batch, unsigned int max)
 	ctx = submitter_ctx(batch);
 	/* handoff "always" (tests): the engines run everything they were given */
 	n = zbatch_sw_drain(ctx, job, &job->slice[0], NULL,
-			    ctx && READ_ONCE(zbatch_handoff) != ZBATCH_HANDOFF_ALWAYS,
-			    max, &stolen);
+			    ctx && READ_ONCE(zbatch_handoff) != ZBATCH_HANDOFF_ALWAYS ?
+			    ZBATCH_DRAIN_STEAL : 0, max, &stolen);
 	submitter_ctx_put(batch, ctx);
 	if (stolen && ctx)
 		zbatch_stat_add(&zbatch_gstats, ZST_HELPED, stolen);
@@ -527,8 +527,12 @@ static void job_tidy(struct zbatch_batch *batch)
 		if (!READ_ONCE(s->posted))
 			continue;
 		if (zbatch_slice_empty(s)) {
-			if (wq->ops->unpost(wq, s))
+			if (wq->ops->unpost(wq, s)) {
+				/* run by others before any engine took it */
+				if (wq->ops == &zbatch_exec_sw)
+					zbatch_wq_helper_missed(wq);
 				zbatch_job_release(job, 1);
+			}
 			continue;
 		}
 		if (wq->ops->stealable(wq))
@@ -719,6 +723,39 @@ static bool batch_done(struct zbatch_batch *batch)
 	return !atomic_read_acquire(&batch->job.pending);
 }
 
+/*
+ * A batch of one request, which no helper could take faster than the
+ * submitter runs it: run now on the submitter's context, as
+ * zbatch_run_inline(), without the job's bookkeeping (no descriptor is
+ * claimed, no record read). A 4 KiB page pays for no batching. The batch
+ * is then finished: poll and wait return its outcome at once.
+ */
+static int batch_alone(struct zbatch_batch *batch, struct zbatch_req *req)
+{
+	struct zbatch_ctx *ctx = submitter_ctx(batch);
+	unsigned int n = req->dlen;
+
+	zbatch_stat_add(&zbatch_gstats, ZST_INLINE_BATCHES, 1);
+	/* no context: the slice path's -ENOMEM (ZBATCH_CR_ERR_NOMEM) */
+	req->status = ctx ? zbatch_sw_exec(ctx, batch->codec,
+					   req->op == ZBATCH_OP_COMPRESS,
+					   req->src, req->slen, req->dst, &n,
+					   batch->job.verify) : -ENOMEM;
+	submitter_ctx_put(batch, ctx);
+	req->produced = req->status ? 0 : n;
+	account(&zbatch_gstats, req);
+	if (batch->submit_ns) {
+		u64 ns = zbatch_ns_since(batch->submit_ns);
+
+		zbatch_stats_hist(mode_hist(batch->mode, true), ns);
+		zbatch_stats_hist(mode_hist(batch->mode, false), ns);
+		zbatch_stats_latency(req->op, ns);
+	}
+	atomic_set(&batch->job.pending, 0);
+	batch->finished = true;
+	return batch->mode == ZBATCH_SYNC ? req->status : -EINPROGRESS;
+}
+
 /**
  * zbatch_submit() - submit every request of a batch
  * @batch: a batch of 1..ZBATCH_MAX_BATCH requests
@@ -768,6 +805,7 @@ int zbatch_submit(struct zbatch_batch *batch)
 	job->verify = READ_ONCE(zbatch_cfg.verify);
 	job->post_ns = 0;
 	job->done_ns = 0;
+	job->kicked = false;
 	job->sample = NULL;
 	job->sample_done_ns = 0;
 
@@ -792,6 +830,9 @@ int zbatch_submit(struct zbatch_batch *batch)
 	batch->desc_ns = nr ? div_u64(work, nr) : 0;
 	zbatch_stats_batch(batch->nr);
 	wq = nr ? zbatch_iaa_get(codec) : NULL;
+	if (!wq && nr == 1 && batch->nr == 1 &&
+	    READ_ONCE(zbatch_handoff) != ZBATCH_HANDOFF_ALWAYS)
+		return batch_alone(batch, desc_req(job->desc[0]));
 	if (wq) {
 		/* IAA runs it: every descriptor goes to the device at once */
 		device = true;
@@ -853,13 +894,17 @@ int zbatch_poll(struct zbatch_batch *batch)
 }
 EXPORT_SYMBOL_GPL(zbatch_poll);
 
+/* how long sync and async waiters spin before they sleep */
+#define WAIT_SPIN_NS	NSEC_PER_MSEC
+
 /**
  * zbatch_wait() - wait until every request of a batch completed
  * @batch: a submitted batch
  *
  * Runs what is claimable of the batch here (its own slice, then what the
- * engines have not started), then spins (sync, async) or sleeps until
- * the last engine releases the batch (async_irq; it spins instead when
+ * engines have not started), then spins (sync, async: for 1 ms at most,
+ * then it sleeps too) or sleeps until the last executor releases the
+ * batch (async_irq; it spins instead when
  * the descriptors left are due sooner than a wake-up). Bounded: slices a
  * hung WQ holds past the timeout are taken back and run in software.
  *
@@ -871,15 +916,32 @@ int zbatch_wait(struct zbatch_batch *batch)
 {
 	struct zbatch_job *job = &batch->job;
 	bool spun = false;
+	u64 t0 = 0;
 
 	might_sleep();
 	for (;;) {
+		WRITE_ONCE(job->kicked, false);
 		drain_here(batch, UINT_MAX);
 		job_tidy(batch);
 		if (batch_done(batch))
 			return batch_finish(batch);
+		/*
+		 * sync, async: spin, but not for longer than WAIT_SPIN_NS.
+		 * What is left then is held by executors without a CPU (an
+		 * engine at SCHED_IDLE on a busy CPU, in handoff "always"
+		 * or for a submitter without a context): sleeping until the
+		 * last release gives them ours.
+		 */
 		if (batch->mode != ZBATCH_ASYNC_IRQ) {
-			cond_resched();
+			if (!t0)
+				t0 = zbatch_clock();
+			if (zbatch_ns_since(t0) < WAIT_SPIN_NS) {
+				cond_resched();
+				continue;
+			}
+			wait_event_timeout(job->waitq,
+					   batch_done(batch) || READ_ONCE(job->kicked),
+					   msecs_to_jiffies(10));
 			continue;
 		}
 		/*
@@ -898,7 +960,9 @@ int zbatch_wait(struct zbatch_batch *batch)
 				cpu_relax();
 			continue;
 		}
-		wait_event_timeout(job->waitq, batch_done(batch), msecs_to_jiffies(10));
+		wait_event_timeout(job->waitq,
+				   batch_done(batch) || READ_ONCE(job->kicked),
+				   msecs_to_jiffies(10));
 	}
 }
 EXPORT_SYMBOL_GPL(zbatch_wait);

@@ -50,9 +50,24 @@ void zbatch_cost_exec(unsigned int codec, enum zbatch_op op,
 	     max_t(u64, div_u64(ns * 1024, bytes), 1));
 }
 
+/*
+ * A hand-off's latency is a wake-up on an idle CPU; a sample above the
+ * average may be a CPU that was busy at the time (engines run at
+ * SCHED_IDLE), one below it is what an idle CPU gives. So the average
+ * falls fast (halfway to a lower sample) and rises slowly (1/8 of the way,
+ * a sample counting 4 times the average at most): a busy moment cannot
+ * hold dispatch off for long, a slower machine still moves it up.
+ */
 void zbatch_cost_handoff(u64 ns, bool woken)
 {
-	ewma(woken ? &handoff_ns : &handoff_warm_ns, max_t(u64, ns, 1));
+	unsigned long *avg = woken ? &handoff_ns : &handoff_warm_ns;
+	unsigned long old = READ_ONCE(*avg);
+
+	ns = max_t(u64, ns, 1);
+	if (old && ns < old)
+		WRITE_ONCE(*avg, old - (old - ns) / 2);
+	else
+		ewma(avg, old ? min_t(u64, ns, 4ULL * old) : ns);
 }
 
 u64 zbatch_cost_work(unsigned int codec, enum zbatch_op op, u64 bytes)

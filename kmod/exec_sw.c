@@ -27,8 +27,10 @@
 #include <linux/sched/isolation.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/stat.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
+#include <uapi/linux/sched/types.h>
 
 #include "internal.h"
 
@@ -114,15 +116,22 @@ static void run_one(struct zbatch_ctx *ctx, struct zbatch_job *job,
 		job->sample_done_ns = zbatch_clock();
 }
 
+static bool drain_yield(unsigned int flags)
+{
+	return (flags & ZBATCH_DRAIN_YIELD) && need_resched();
+}
+
 unsigned int zbatch_sw_drain(struct zbatch_ctx *ctx, struct zbatch_job *job,
 			     struct zbatch_slice *own, struct zbatch_wq *wq,
-			     bool steal, unsigned int max, unsigned int *stolen)
+			     unsigned int flags, unsigned int max,
+			     unsigned int *stolen)
 {
+	bool steal = flags & ZBATCH_DRAIN_STEAL;
 	struct iax_hw_desc *d;
 	unsigned int i, n = 0;
 
 	*stolen = 0;
-	while (own && n < max && (d = zbatch_slice_claim(own))) {
+	while (own && n < max && !drain_yield(flags) && (d = zbatch_slice_claim(own))) {
 		run_one(ctx, job, wq, d);
 		n++;
 	}
@@ -136,7 +145,7 @@ unsigned int zbatch_sw_drain(struct zbatch_ctx *ctx, struct zbatch_job *job,
 		if (s == own || !slice_stealable(s) ||
 		    (!steal && READ_ONCE(s->wq) && READ_ONCE(s->wq)->ops == &zbatch_exec_sw))
 			continue;
-		while (n < max && (d = zbatch_slice_claim(s))) {
+		while (n < max && !drain_yield(flags) && (d = zbatch_slice_claim(s))) {
 			run_one(ctx, job, wq, d);
 			n++;
 			(*stolen)++;
@@ -236,6 +245,33 @@ static bool sw_unpost(struct zbatch_wq *wq, struct zbatch_slice *s)
 	return ok;
 }
 
+/*
+ * An engine that yielded gives back what is left of slice @s: queued
+ * again at the head (it is the oldest), without the size check (it was
+ * counted in before). The submitter may then steal or take it back, or an
+ * engine take it; this one comes back to it once it has a CPU again.
+ */
+static void sw_repost(struct zbatch_wq *wq, struct zbatch_slice *s)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	list_add(&s->node, &wq->slices);
+	WRITE_ONCE(s->posted, true);
+	WRITE_ONCE(wq->count, wq->count + s->nr);
+	/*
+	 * The waiter may sleep: wake it to steal what is left. Under the
+	 * lock, since once the lock is dropped the slice may be taken back
+	 * and the job end (its memory is the caller's).
+	 */
+	WRITE_ONCE(s->job->kicked, true);
+	wake_up(&s->job->waitq);
+	spin_unlock_irqrestore(&wq->lock, flags);
+	/* pairs with engine_sleep(), as in sw_post() */
+	smp_mb();
+	sw_wake_other(wq->dev, s->job->cpu);
+}
+
 const struct zbatch_exec_ops zbatch_exec_sw = {
 	.name = "software",
 	.post = sw_post,
@@ -302,27 +338,57 @@ static struct zbatch_slice *find_slice(struct zbatch_engine *e, bool take)
 /*
  * @woken: the engine slept before it found @s, so the queue wait is a
  * wake-up's latency: the cost a hand-off has to pay for (cost.c).
+ *
+ * Called with preemption off, from taking @s to giving it up: engines
+ * run at SCHED_IDLE, so a task that wakes on this CPU preempts the engine
+ * at once, and a preempted engine would hold the job (the descriptor it
+ * claimed, its slice reference) until its CPU is idle again. Instead it
+ * finishes the descriptor it claimed, stops claiming (drain_yield()) and
+ * gives the rest of @s back to the WQ, where the submitter steals it.
+ * Preemption stays off for one descriptor past a wake-up at most.
  */
 static void run_slice(struct zbatch_engine *e, struct zbatch_slice *s,
 		      bool woken)
 {
 	struct zbatch_job *job = s->job;
-	unsigned int n, stolen;
+	struct zbatch_wq *wq = s->wq;
+	unsigned int n, stolen, flags = ZBATCH_DRAIN_STEAL;
+	/* post to take: the hand-off's latency */
+	u64 q = job->post_ns ? zbatch_ns_since(job->post_ns) : 0;
+	bool rest;
 
-	if (job->post_ns) {
-		u64 q = zbatch_ns_since(job->post_ns);
-
-		zbatch_stats_hist(ZH_QUEUE, q);
-		zbatch_cost_handoff(q, woken);
-	}
-	n = zbatch_sw_drain(&e->ctx, job, s, s->wq, true, UINT_MAX, &stolen);
+	/* "always" (tests): the submitter never steals, so nothing is given back */
+	if (READ_ONCE(zbatch_handoff) != ZBATCH_HANDOFF_ALWAYS)
+		flags |= ZBATCH_DRAIN_YIELD;
+	n = zbatch_sw_drain(&e->ctx, job, s, wq, flags, UINT_MAX, &stolen);
 	WRITE_ONCE(e->slices, e->slices + 1);
 	WRITE_ONCE(e->descs, e->descs + n);
 	WRITE_ONCE(e->stolen, e->stolen + stolen);
 	if (stolen)
 		zbatch_stat_add(&zbatch_gstats, ZST_STOLEN, stolen);
-	/* the descriptors run and the slice held; the job is gone after */
-	zbatch_job_release(job, n + 1);
+	/*
+	 * A helper came in time if it ran half its slice or more: worth
+	 * measuring, and worth asking again. Later than that its CPU was
+	 * busy (it got its SCHED_IDLE share, or a moment between tasks): a
+	 * miss, and no measure of what a hand-off to an idle CPU costs.
+	 */
+	if ((n - stolen) * 2 >= s->nr) {
+		/* forced hand-offs ("always") wait for a CPU: not a measure */
+		if (job->post_ns && (flags & ZBATCH_DRAIN_YIELD)) {
+			zbatch_stats_hist(ZH_QUEUE, q);
+			zbatch_cost_handoff(q, woken);
+		}
+		zbatch_wq_helper_came(wq);
+	} else {
+		zbatch_wq_helper_missed(wq);
+	}
+	rest = !zbatch_slice_empty(s);
+	if (rest) {
+		zbatch_stat_add(&zbatch_gstats, ZST_YIELDS, 1);
+		sw_repost(wq, s);
+	}
+	/* the descriptors run and the slice unless given back; the job is gone after */
+	zbatch_job_release(job, n + !rest);
 }
 
 /*
@@ -359,8 +425,13 @@ static bool engine_spin(struct zbatch_engine *e)
 				return true;
 			}
 		cpu_relax();
-	} while (!need_resched() && !kthread_should_stop() &&
-		 zbatch_ns_since(t0) < limit);
+		/*
+		 * single_task_running(): another engine woken on this CPU
+		 * (for another device's slice) waits for us, since one
+		 * SCHED_IDLE task does not preempt another.
+		 */
+	} while (!need_resched() && single_task_running() &&
+		 !kthread_should_stop() && zbatch_ns_since(t0) < limit);
 	WRITE_ONCE(e->polling, false);
 	e->spin_miss = min(e->spin_miss + 1, SPIN_MISS_MAX);
 	e->spin_skip = (1U << e->spin_miss) - 1;
@@ -391,13 +462,16 @@ static int engine_fn(void *data)
 	bool woken = false;
 
 	while (!kthread_should_stop()) {
+		preempt_disable();
 		s = find_slice(e, true);
+		if (s)
+			run_slice(e, s, woken);
+		preempt_enable();
 		if (!s) {
 			if (!engine_spin(e))
 				woken = engine_sleep(e);
 			continue;
 		}
-		run_slice(e, s, woken);
 		woken = false;
 		cond_resched();
 	}
@@ -572,6 +646,10 @@ void zbatch_sw_hotplug_stop(void)
  */
 int zbatch_sw_start(struct zbatch_dev *dev, unsigned int *next_cpu)
 {
+	static const struct sched_attr idle_attr = {
+		.size = sizeof(idle_attr),
+		.sched_policy = SCHED_IDLE,
+	};
 	unsigned int i, cpu;
 	int ret = 0;
 
@@ -608,6 +686,10 @@ int zbatch_sw_start(struct zbatch_dev *dev, unsigned int *next_cpu)
 		e->task = t;
 		e->cpu = cpu;
 		engine_place(e, cpu);
+		/* a helper only where the CPU would idle: never a task's share */
+		ret = sched_setattr_nocheck(t, &idle_attr);
+		if (ret)
+			goto out;
 		wake_up_process(t);
 	}
 out:

@@ -28,11 +28,16 @@
  *     creation and zbatch_ctx_prepare().
  *   ctx_pool_lock (mutex, codec.c): innermost; nothing nests inside it.
  *   zbatch_wq.lock (spinlock, irqsave): one WQ's queue of posted slices
- *     and its descriptor count; one round trip per slice. Innermost.
+ *     and its descriptor count; one round trip per slice. Inside: only
+ *     a job's waitq.lock, when an engine gives a slice back
+ *     (sw_repost(): the wake-up must come while the slice holds the job).
  *   zbatch_job.waitq.lock: the release of a job's pending count
  *     (zbatch_job_release()); innermost (wake_up_locked() takes only the
  *     scheduler's own locks).
  *   iaa_inst.free_lock, iaa.grave_lock (spinlocks): innermost.
+ *   An engine's slice (exec_sw.c, run_slice()): preemption off from
+ *     taking the slice to letting it go; inside: codecs on the engine's
+ *     prepared context (no allocation), zbatch_wq.lock, the job's waitq.
  *   swap slots' bit locks: several at once only in index order (a unit's
  *     writer, a region's reader: swapdev_store.c); inside: zsmalloc's
  *     own locks (zs_map_object(), zs_free()) and, for a read straight
@@ -85,6 +90,8 @@ enum zbatch_stat {
 	ZST_HELPED,		/* run by the submitter from an engine's slice */
 	ZST_STOLEN,		/* run by an engine from another slice */
 	ZST_HANDOFFS,		/* slices posted to engines (one wake-up each) */
+	ZST_HELPER_MISSES,	/* ... run by others: no engine in time */
+	ZST_YIELDS,		/* ... given back by an engine whose CPU got busy */
 	ZST_INLINE_BATCHES,	/* batches run on the submitter only */
 	ZST_INLINE,		/* run on the calling CPU by request (acomp) */
 	ZST_INLINE_ATOMIC,	/* ... from a caller that cannot sleep */
@@ -284,6 +291,17 @@ struct zbatch_wq {
 	struct list_head slices;	/* zbatch_slice.node, FIFO */
 	unsigned int count;		/* descriptors of the posted slices */
 
+	/*
+	 * Helpers that did not come (software WQs): slices in a row that
+	 * others ran before any engine took one, or of which the engine
+	 * that took it ran less than half (engines run at SCHED_IDLE:
+	 * their CPUs were busy). Until helper_retry_ns only engines polling
+	 * right now (on an idle CPU) are offered slices. Words read and
+	 * written without a lock: a lost update changes one back-off.
+	 */
+	unsigned int helper_miss;
+	u64 helper_retry_ns;
+
 	struct zbatch_stats stats;
 };
 
@@ -329,6 +347,9 @@ struct zbatch_wq *zbatch_wq_pick(enum zbatch_op op);
 unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu,
 			       unsigned int *polling);
 void zbatch_wq_timed_out(struct zbatch_wq *wq);
+/* A slice of @wq no engine took (back off) / an engine ran one (stop). */
+void zbatch_wq_helper_missed(struct zbatch_wq *wq);
+void zbatch_wq_helper_came(struct zbatch_wq *wq);
 /* A record of @wq said the device failed; too many in a row: out of service. */
 void zbatch_wq_device_error(struct zbatch_wq *wq);
 
@@ -343,13 +364,18 @@ void zbatch_sw_stop(struct zbatch_dev *dev);
  * Run what is claimable of @own, then steal from the job's other stealable
  * slices. Returns the descriptors run; *stolen counts those not of @own.
  * At most @max descriptors. The caller releases them. @wq: the WQ whose
- * engine runs them (its faults apply), NULL for the submitter; @steal:
- * whether to take from other slices at all. @ctx NULL (the submitter got
- * none): each descriptor claimed is failed with ZBATCH_CR_ERR_NOMEM.
+ * engine runs them (its faults apply), NULL for the submitter. @flags:
+ * ZBATCH_DRAIN_STEAL to take from other slices at all, ZBATCH_DRAIN_YIELD
+ * to stop claiming once another task wants the CPU (an engine). @ctx NULL
+ * (the submitter got none): each descriptor claimed is failed with
+ * ZBATCH_CR_ERR_NOMEM.
  */
+#define ZBATCH_DRAIN_STEAL	0x1
+#define ZBATCH_DRAIN_YIELD	0x2
 unsigned int zbatch_sw_drain(struct zbatch_ctx *ctx, struct zbatch_job *job,
 			     struct zbatch_slice *own, struct zbatch_wq *wq,
-			     bool steal, unsigned int max, unsigned int *stolen);
+			     unsigned int flags, unsigned int max,
+			     unsigned int *stolen);
 
 /* ---- the IAA executor (exec_iaa.c) ---- */
 extern const struct zbatch_exec_ops zbatch_exec_iaa;

@@ -279,10 +279,8 @@ static bool io_alone(const struct zb_io *io, unsigned int n)
 
 static void io_run(struct zb_swapdev *z, struct zb_io *io, int rw)
 {
-	/* a 4 KiB page alone pays for no batch (zram's cost) */
-	if (io_alone(io, io->n))
-		zbatch_run_inline(&io->ctx, &io->req[0], io->codec);
-	else if (zbatch_submit(&io->batch) == -EINPROGRESS)
+	/* a 4 KiB page alone runs inline in zbatch_submit(): zram's cost */
+	if (zbatch_submit(&io->batch) == -EINPROGRESS)
 		zbatch_wait(&io->batch);
 	atomic64_inc(&z->batch_hist[rw][io->n]);
 }

@@ -91,6 +91,44 @@ struct zbatch_wq *zbatch_wq_pick(enum zbatch_op op)
 	return wq;
 }
 
+/*
+ * Back-off after a slice no engine took in time: 100 us after the first,
+ * doubling with every further one in a row, at most 102 ms. A probe (one
+ * slice posted, one wake-up, the slice stolen back) per back-off is what
+ * a busy machine pays; a CPU that turns idle waits that long at most to
+ * be asked (at once if its engine polls).
+ */
+#define HELPER_BACKOFF_NS	(100 * NSEC_PER_USEC)
+#define HELPER_MISS_MAX		10
+
+void zbatch_wq_helper_missed(struct zbatch_wq *wq)
+{
+	unsigned int miss = min(READ_ONCE(wq->helper_miss) + 1, HELPER_MISS_MAX);
+
+	zbatch_stat_add(&zbatch_gstats, ZST_HELPER_MISSES, 1);
+	WRITE_ONCE(wq->helper_miss, miss);
+	WRITE_ONCE(wq->helper_retry_ns, zbatch_clock() + (HELPER_BACKOFF_NS << miss));
+}
+
+void zbatch_wq_helper_came(struct zbatch_wq *wq)
+{
+	if (READ_ONCE(wq->helper_miss)) {
+		WRITE_ONCE(wq->helper_miss, 0);
+		WRITE_ONCE(wq->helper_retry_ns, 0);
+	}
+}
+
+/* Whether @wq backs off (clocks differ across CPUs: never for longer). */
+static bool helpers_backing_off(const struct zbatch_wq *wq)
+{
+	u64 retry = READ_ONCE(wq->helper_retry_ns), now;
+
+	if (!retry)
+		return false;
+	now = zbatch_clock();
+	return now < retry && retry - now <= (HELPER_BACKOFF_NS << HELPER_MISS_MAX);
+}
+
 unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu,
 			       unsigned int *polling)
 {
@@ -105,6 +143,9 @@ unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu,
 	}
 	if (polling)
 		*polling = p;
+	/* backing off: only engines that poll now (their CPU is idle) */
+	if (READ_ONCE(zbatch_handoff) == ZBATCH_HANDOFF_AUTO && helpers_backing_off(wq))
+		n = p;
 	return min_t(unsigned int, n, ZBATCH_MAX_SLICES - 1);
 }
 

@@ -98,7 +98,13 @@ struct zbatch_job {
 	 * seeing 0 and taking the lock once knows nobody touches the job.
 	 */
 	atomic_t pending;
-	wait_queue_head_t waitq;	/* async_irq: the waiter sleeps here */
+	wait_queue_head_t waitq;	/* a sleeping waiter sleeps here */
+	/*
+	 * An executor gave back a slice half done (it lost its CPU): the
+	 * waiter wakes to steal the rest. Set and woken under the WQ's
+	 * lock, while the slice holds the job; cleared by the waiter.
+	 */
+	bool kicked;
 	/* timings of a sampled job (1 in ZBATCH_LAT_SAMPLE), else 0 */
 	u64 post_ns;			/* slices posted */
 	u64 done_ns;			/* pending reached 0 */

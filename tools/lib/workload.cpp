@@ -40,7 +40,8 @@ namespace {
 constexpr size_t kPage = 4096;
 
 // Child: fill, page out (cfg.pageout), say "W", wait for the go byte on
-// @go, sleep, verify. Writes "write_us read_us bad pageout_us" to @fd.
+// @go, sleep, touch (cfg.touch_every), verify. Writes "write_us read_us
+// bad pageout_us touch_us" to @fd.
 [[noreturn]] void child(const WorkloadConfig &cfg, unsigned int id, const std::vector<uint8_t> &tmpl,
 			int fd, int go)
 {
@@ -79,17 +80,23 @@ constexpr size_t kPage = 4096;
 		std::this_thread::sleep_for(std::chrono::milliseconds(cfg.sleep_ms));
 	uint64_t bad = 0;
 	std::vector<uint8_t> want(kPage);
+	auto check = [&](size_t i) {
+		expect(i, want.data());
+		if (std::memcmp(want.data(), mem + i * kPage, kPage))
+			for (size_t b = 0; b < kPage; b++)
+				bad += want[b] != mem[i * kPage + b];
+	};
+	auto tt = clk::now();
+	for (size_t i = 0; cfg.touch_every && i < pages; i += cfg.touch_every)
+		check(i);
 	auto t2 = clk::now();
 	for (unsigned int p = 0; p < cfg.passes; p++)
-		for (size_t i = 0; i < pages; i++) {
-			expect(i, want.data());
-			if (std::memcmp(want.data(), mem + i * kPage, kPage))
-				for (size_t b = 0; b < kPage; b++)
-					bad += want[b] != mem[i * kPage + b];
-		}
+		for (size_t i = 0; i < pages; i++)
+			check(i);
 	auto t3 = clk::now();
 	auto us = [](auto d) { return std::chrono::duration_cast<std::chrono::microseconds>(d).count(); };
-	auto line = fmt::format("{} {} {} {}\n", us(t1 - t0), us(t3 - t2), bad, us(t1p - t1));
+	auto line = fmt::format("{} {} {} {} {}\n", us(t1 - t0), us(t3 - t2), bad, us(t1p - t1),
+				us(t2 - tt));
 	if (write(fd, line.data(), line.size()) < 0)
 		_exit(4);
 	_exit(0);
@@ -102,6 +109,8 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 	SysfsTree tree(cfg.sysroot);
 	if (cfg.procs < 1 || cfg.bytes_per_proc < kPage)
 		return fail(EINVAL, "workload needs at least 1 process and 1 page");
+	if (cfg.swapin_4k && cfg.mthp.empty())
+		return fail(EINVAL, "4 KiB swap-in (--swapin-4k) needs an mTHP size (--mthp) to swap out with");
 	std::vector<uint8_t> tmpl;
 	size_t tlen = 1024 * kPage;
 	if (!cfg.corpus.empty()) {
@@ -202,6 +211,9 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 		if (auto b = cfg.between(); !b)
 			failure = b.error().message;
 	}
+	if (failure.empty() && cfg.swapin_4k)
+		if (auto w = tree.write(mthp_path, "never"); !w)
+			failure = fmt::format("--swapin-4k: {}", w.error().message);
 	for (unsigned int i = 0; i < cfg.procs; i++)
 		if (write(go[1], "g", 1) != 1)
 			failure = "cannot release the processes";
@@ -233,10 +245,11 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 		char buf[128] = {};
 		ssize_t n = read(fds[i], buf, sizeof(buf) - 1);
 		close(fds[i]);
-		long long wus = 0, rus = 0, pus = 0;
+		long long wus = 0, rus = 0, pus = 0, tus = 0;
 		unsigned long long bad = 0;
 		if (failure.empty() && (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || n <= 0 ||
-					sscanf(buf, "%lld %lld %llu %lld", &wus, &rus, &bad, &pus) != 4))
+					sscanf(buf, "%lld %lld %llu %lld %lld", &wus, &rus, &bad, &pus,
+					       &tus) != 5))
 			failure = fmt::format("process {} failed (status {:#x}{})", i, st,
 					      WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL ?
 					      ", killed: out of memory?" : "");
@@ -246,6 +259,7 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 		res.bad_bytes += bad;
 		res.pageout_s = std::max(res.pageout_s, pus / 1e6);
 		res.readback_s = std::max(res.readback_s, rus / 1e6);
+		res.touch_s = std::max(res.touch_s, tus / 1e6);
 	}
 	res.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 	struct rusage ru1;

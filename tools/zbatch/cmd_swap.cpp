@@ -33,6 +33,8 @@ Result<int> run_swap(Context &ctx, const SwapOptions &o)
 	cfg.thp = o.thp;
 	cfg.mthp = o.mthp;
 	cfg.pageout = o.pageout;
+	cfg.touch_every = o.touch_every;
+	cfg.swapin_4k = o.swapin_4k;
 	cfg.timeout_s = o.timeout;
 	cfg.sysroot = ctx.tree.root().string();
 	std::vector<std::pair<std::string, std::string>> snaps;
@@ -64,7 +66,7 @@ Result<int> run_swap(Context &ctx, const SwapOptions &o)
 			  {"write_kbps", r->write_kbps}, {"read_kbps", r->read_kbps},
 			  {"bad_bytes", r->bad_bytes}, {"zswap_stored_pages", r->zswap_stored_pages},
 			  {"zswap_pool_bytes", r->zswap_pool_bytes}, {"pageout_s", r->pageout_s},
-			  {"readback_s", r->readback_s}};
+			  {"readback_s", r->readback_s}, {"touch_s", r->touch_s}};
 		for (const auto &[k, v] : r->vmstat_delta)
 			j["vmstat_" + k] = v;
 		for (const auto &[k, v] : r->memstat_delta)
@@ -82,6 +84,9 @@ Result<int> run_swap(Context &ctx, const SwapOptions &o)
 		if (cfg.pageout)
 			con.print("swap-out (MADV_PAGEOUT) {:.3f} s, read back {:.3f} s (slowest "
 				   "process)\n", r->pageout_s, r->readback_s);
+		if (cfg.touch_every)
+			con.print("touch one page in {}: {:.3f} s (slowest process)\n",
+				   cfg.touch_every, r->touch_s);
 		if (r->zswap_stored_pages)
 			con.print("zswap after writing: {} pages stored in {} bytes (ratio {:.3f})\n",
 				   r->zswap_stored_pages, r->zswap_pool_bytes,
@@ -119,6 +124,13 @@ void add_swap(CLI::App &app, Action &action)
 	sub->add_flag("--pageout", o->pageout,
 		      "Swap each region out with MADV_PAGEOUT once written (swap-out time "
 		      "independent of memory pressure; large folios go out whole)");
+	sub->add_option("--touch-every", o->touch_every,
+			"Before reading back, touch one page in every N (timed as touch_s): "
+			"swap-in of a little of each region, e.g. 16 for one page per 64 KiB");
+	sub->add_flag("--swapin-4k", o->swapin_4k,
+		      "Set the --mthp size back to never before reading back: pages come back "
+		      "4 KiB at a time, each a part of the unit it was stored in (partial "
+		      "swap-in)");
 	sub->add_option("--snapshot", o->snapshots,
 			"A file to read once everything is written (and paged out), before the "
 			"read-back, e.g. /sys/block/zram0/mm_stat (repeatable)");

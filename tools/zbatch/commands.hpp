@@ -88,6 +88,8 @@ struct SwapOptions {
 	std::string thp;
 	std::string mthp;
 	bool pageout = false;
+	unsigned int touch_every = 0;
+	bool swapin_4k = false;
 	std::vector<std::string> snapshots;
 	unsigned int timeout = 600;
 };

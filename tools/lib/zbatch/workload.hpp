@@ -27,6 +27,13 @@ struct WorkloadConfig {
 	std::string thp;		// "always", "madvise", "never" or "" (leave)
 	std::string mthp;		// e.g. "64kB": hugepages-64kB/enabled = always
 	bool pageout = false;		// MADV_PAGEOUT the region once written
+	// Before the read-back passes, touch one page in every touch_every
+	// (0: none), timed on its own (touch_s): a process that comes back
+	// to a little of its memory, the case where large units cost most.
+	unsigned int touch_every = 0;
+	// mTHP set back to "never" before the read-back (needs mthp): pages
+	// come back 4 KiB at a time, each a part of the unit it was stored in.
+	bool swapin_4k = false;
 	unsigned int timeout_s = 600;
 	std::string sysroot = "/";	// for /proc and /sys (tests)
 	// Called once every process has written all its memory and before any
@@ -47,6 +54,7 @@ struct WorkloadResult {
 	uint64_t bad_bytes = 0;		// bytes that read back wrong
 	double pageout_s = 0;		// slowest process's MADV_PAGEOUT (swap-out)
 	double readback_s = 0;		// slowest process's read-back passes
+	double touch_s = 0;		// slowest process's touch_every pass
 	// zswap's debugfs stored_pages and pool_total_size once everything
 	// was written (0 when zswap's debugfs is absent)
 	int64_t zswap_stored_pages = 0;
