@@ -393,6 +393,7 @@ static void job_split(struct zbatch_job *job, unsigned int k, bool device)
 		s->first = first;
 		s->nr = sizes[i];
 		s->posted = false;
+		s->given_back = false;
 		atomic_set(&s->next, 0);
 		INIT_LIST_HEAD(&s->node);
 		first += sizes[i];
@@ -528,8 +529,12 @@ static void job_tidy(struct zbatch_batch *batch)
 			continue;
 		if (zbatch_slice_empty(s)) {
 			if (wq->ops->unpost(wq, s)) {
-				/* run by others before any engine took it */
-				if (wq->ops == &zbatch_exec_sw)
+				/*
+				 * run by others before any engine took it (not
+				 * one an engine gave back: it came, then lost
+				 * its CPU, and counted that itself)
+				 */
+				if (wq->ops == &zbatch_exec_sw && !s->given_back)
 					zbatch_wq_helper_missed(wq);
 				zbatch_job_release(job, 1);
 			}
@@ -735,6 +740,7 @@ static int batch_alone(struct zbatch_batch *batch, struct zbatch_req *req)
 	struct zbatch_ctx *ctx = submitter_ctx(batch);
 	unsigned int n = req->dlen;
 
+	batch->job.nr_slices = 0;	/* nothing for wait/poll to walk */
 	zbatch_stat_add(&zbatch_gstats, ZST_INLINE_BATCHES, 1);
 	/* no context: the slice path's -ENOMEM (ZBATCH_CR_ERR_NOMEM) */
 	req->status = ctx ? zbatch_sw_exec(ctx, batch->codec,
@@ -750,6 +756,9 @@ static int batch_alone(struct zbatch_batch *batch, struct zbatch_req *req)
 		zbatch_stats_hist(mode_hist(batch->mode, true), ns);
 		zbatch_stats_hist(mode_hist(batch->mode, false), ns);
 		zbatch_stats_latency(req->op, ns);
+		if (!req->status)
+			zbatch_cost_exec(batch->codec, req->op,
+					 req->op == ZBATCH_OP_COMPRESS ? req->slen : n, ns);
 	}
 	atomic_set(&batch->job.pending, 0);
 	batch->finished = true;
@@ -884,7 +893,7 @@ EXPORT_SYMBOL_GPL(zbatch_submit);
  */
 int zbatch_poll(struct zbatch_batch *batch)
 {
-	if (batch_done(batch))
+	if (batch->finished || batch_done(batch))
 		return batch_finish(batch);
 	drain_here(batch, 1);
 	job_tidy(batch);
@@ -916,9 +925,11 @@ int zbatch_wait(struct zbatch_batch *batch)
 {
 	struct zbatch_job *job = &batch->job;
 	bool spun = false;
-	u64 t0 = 0;
+	u64 spin0 = 0;
 
 	might_sleep();
+	if (batch->finished)	/* ran alone at submit */
+		return batch_finish(batch);
 	for (;;) {
 		WRITE_ONCE(job->kicked, false);
 		drain_here(batch, UINT_MAX);
@@ -933,9 +944,9 @@ int zbatch_wait(struct zbatch_batch *batch)
 		 * last release gives them ours.
 		 */
 		if (batch->mode != ZBATCH_ASYNC_IRQ) {
-			if (!t0)
-				t0 = zbatch_clock();
-			if (zbatch_ns_since(t0) < WAIT_SPIN_NS) {
+			if (!spin0)
+				spin0 = zbatch_clock();
+			if (zbatch_ns_since(spin0) < WAIT_SPIN_NS) {
 				cond_resched();
 				continue;
 			}

@@ -253,23 +253,26 @@ static bool sw_unpost(struct zbatch_wq *wq, struct zbatch_slice *s)
  */
 static void sw_repost(struct zbatch_wq *wq, struct zbatch_slice *s)
 {
+	/*
+	 * Once the lock is dropped the slice may be taken back and the job
+	 * end (its memory is the caller's): nothing of it is read after.
+	 */
+	int cpu = s->job->cpu;
 	unsigned long flags;
 
 	spin_lock_irqsave(&wq->lock, flags);
+	s->given_back = true;
 	list_add(&s->node, &wq->slices);
 	WRITE_ONCE(s->posted, true);
 	WRITE_ONCE(wq->count, wq->count + s->nr);
-	/*
-	 * The waiter may sleep: wake it to steal what is left. Under the
-	 * lock, since once the lock is dropped the slice may be taken back
-	 * and the job end (its memory is the caller's).
-	 */
+	/* the waiter may sleep: wake it, under the lock, to steal the rest */
 	WRITE_ONCE(s->job->kicked, true);
 	wake_up(&s->job->waitq);
 	spin_unlock_irqrestore(&wq->lock, flags);
 	/* pairs with engine_sleep(), as in sw_post() */
 	smp_mb();
-	sw_wake_other(wq->dev, s->job->cpu);
+	if (!sw_wake_other(wq->dev, cpu))
+		sw_wake_here(wq->dev);
 }
 
 const struct zbatch_exec_ops zbatch_exec_sw = {
@@ -339,16 +342,18 @@ static struct zbatch_slice *find_slice(struct zbatch_engine *e, bool take)
  * @woken: the engine slept before it found @s, so the queue wait is a
  * wake-up's latency: the cost a hand-off has to pay for (cost.c).
  *
- * Called with preemption off, from taking @s to giving it up: engines
- * run at SCHED_IDLE, so a task that wakes on this CPU preempts the engine
- * at once, and a preempted engine would hold the job (the descriptor it
- * claimed, its slice reference) until its CPU is idle again. Instead it
- * finishes the descriptor it claimed, stops claiming (drain_yield()) and
- * gives the rest of @s back to the WQ, where the submitter steals it.
- * Preemption stays off for one descriptor past a wake-up at most.
+ * With @yield, called with preemption off, from taking @s to giving it
+ * up: engines run at SCHED_IDLE, so a task that wakes on this CPU
+ * preempts the engine at once, and a preempted engine would hold the job
+ * (the descriptor it claimed, its slice reference) until its CPU is idle
+ * again. Instead it finishes the descriptor it claimed, stops claiming
+ * (drain_yield()) and gives the rest of @s back to the WQ, where the
+ * submitter steals it. Preemption stays off for one descriptor past a
+ * wake-up at most. (The module refuses PREEMPT_RT, swapdev.h: the WQ and
+ * waitq spinlocks taken here do not sleep.)
  */
 static void run_slice(struct zbatch_engine *e, struct zbatch_slice *s,
-		      bool woken)
+		      bool woken, bool yield)
 {
 	struct zbatch_job *job = s->job;
 	struct zbatch_wq *wq = s->wq;
@@ -357,8 +362,7 @@ static void run_slice(struct zbatch_engine *e, struct zbatch_slice *s,
 	u64 q = job->post_ns ? zbatch_ns_since(job->post_ns) : 0;
 	bool rest;
 
-	/* "always" (tests): the submitter never steals, so nothing is given back */
-	if (READ_ONCE(zbatch_handoff) != ZBATCH_HANDOFF_ALWAYS)
+	if (yield)
 		flags |= ZBATCH_DRAIN_YIELD;
 	n = zbatch_sw_drain(&e->ctx, job, s, wq, flags, UINT_MAX, &stolen);
 	WRITE_ONCE(e->slices, e->slices + 1);
@@ -370,9 +374,12 @@ static void run_slice(struct zbatch_engine *e, struct zbatch_slice *s,
 	 * A helper came in time if it ran half its slice or more: worth
 	 * measuring, and worth asking again. Later than that its CPU was
 	 * busy (it got its SCHED_IDLE share, or a moment between tasks): a
-	 * miss, and no measure of what a hand-off to an idle CPU costs.
+	 * miss, and no measure of what a hand-off to an idle CPU costs. A
+	 * slice another engine gave back measures neither.
 	 */
-	if ((n - stolen) * 2 >= s->nr) {
+	if (s->given_back) {
+		/* nothing to learn */
+	} else if ((n - stolen) * 2 >= s->nr) {
 		/* forced hand-offs ("always") wait for a CPU: not a measure */
 		if (job->post_ns && (flags & ZBATCH_DRAIN_YIELD)) {
 			zbatch_stats_hist(ZH_QUEUE, q);
@@ -462,11 +469,20 @@ static int engine_fn(void *data)
 	bool woken = false;
 
 	while (!kthread_should_stop()) {
-		preempt_disable();
+		/*
+		 * handoff "always" (tests): the submitter steals nothing, so
+		 * an engine gives nothing back; it keeps its slice, and
+		 * runs it preemptible, however long it takes.
+		 */
+		bool yield = READ_ONCE(zbatch_handoff) != ZBATCH_HANDOFF_ALWAYS;
+
+		if (yield)
+			preempt_disable();
 		s = find_slice(e, true);
 		if (s)
-			run_slice(e, s, woken);
-		preempt_enable();
+			run_slice(e, s, woken, yield);
+		if (yield)
+			preempt_enable();
 		if (!s) {
 			if (!engine_spin(e))
 				woken = engine_sleep(e);

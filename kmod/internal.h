@@ -56,7 +56,7 @@
 
 /* ---- tunables (sysfs.c); read with READ_ONCE, written under cfg_lock ---- */
 enum zbatch_sync_mode {
-	ZBATCH_SYNC = 0,	/* submit, then spin (helping) until done */
+	ZBATCH_SYNC = 0,	/* submit, then help, spin 1 ms, sleep until done */
 	ZBATCH_ASYNC,		/* submit returns; the caller polls */
 	ZBATCH_ASYNC_IRQ,	/* submit returns; engines wake the waiter */
 };

@@ -688,6 +688,43 @@ static void test_inline(struct st_bufs *b)
 	result(!why, "inline_roundtrip_every_codec", why);
 }
 
+/*
+ * A batch of one request runs at submit, without a job: poll and wait
+ * must then not walk the job's slices, which a caller's batch from
+ * kmalloc() (the API's own example) leaves as garbage. Poisoned here.
+ */
+static void test_one_request(struct st_bufs *b)
+{
+	static const unsigned int modes[] = { ZBATCH_KF_SYNC, ZBATCH_KF_ASYNC,
+					      ZBATCH_KF_ASYNC_IRQ };
+	struct zbatch_batch *batch = kmalloc(sizeof(*batch), GFP_KERNEL);
+	const char *why = NULL;
+	unsigned int m;
+	int ret;
+
+	if (!batch) {
+		result(false, "one_request_batch_in_dirty_memory", "no memory");
+		return;
+	}
+	fill(b->src[0], ST_LEN, PAT_TEXT, 3);
+	for (m = 0; m < ARRAY_SIZE(modes) && !why; m++) {
+		memset(batch, 0x6b, sizeof(*batch));
+		zbatch_batch_init(batch, ZBATCH_CODEC_LZ4, modes[m]);
+		zbatch_req_init(&b->req[0], ZBATCH_OP_COMPRESS, b->src[0], ST_LEN,
+				b->cmp[0], ST_LEN);
+		zbatch_batch_add(batch, &b->req[0]);
+		ret = zbatch_submit(batch);
+		if (ret == -EINPROGRESS && zbatch_poll(batch) == -EINPROGRESS)
+			why = "poll of a batch run at submit is in progress";
+		else if (ret == -EINPROGRESS)
+			ret = zbatch_wait(batch);
+		if (!why && (ret || !b->req[0].produced))
+			why = "one request failed";
+	}
+	kfree(batch);
+	result(!why, "one_request_batch_in_dirty_memory", why);
+}
+
 static void test_api_limits(struct st_bufs *b)
 {
 	const char *why = NULL;
@@ -823,6 +860,7 @@ int zbatch_selftest_run(void)
 	test_errors(b);
 	test_verify(b);
 	test_api_limits(b);
+	test_one_request(b);
 	test_cr_errno();
 	test_dispatch(b);
 	test_units(b);

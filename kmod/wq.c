@@ -92,8 +92,8 @@ struct zbatch_wq *zbatch_wq_pick(enum zbatch_op op)
 }
 
 /*
- * Back-off after a slice no engine took in time: 100 us after the first,
- * doubling with every further one in a row, at most 102 ms. A probe (one
+ * Back-off after a slice no engine took in time: 100 us x 2^n after n
+ * misses in a row (200 us after the first), at most 102 ms. A probe (one
  * slice posted, one wake-up, the slice stolen back) per back-off is what
  * a busy machine pays; a CPU that turns idle waits that long at most to
  * be asked (at once if its engine polls).

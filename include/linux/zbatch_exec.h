@@ -21,6 +21,10 @@
  *     claimed),
  *   - then calls zbatch_job_release() once for every descriptor it ran and
  *     once for the slice it held; after that it never touches the job.
+ *     Or, holding a stealable slice it cannot finish (a software engine
+ *     whose CPU a task wants), it may give the slice back instead of
+ *     releasing it: queued again, given_back set, job->kicked set and the
+ *     waiter woken, all under its WQ lock (exec_sw.c, sw_repost()).
  *
  * An executor never sees struct zbatch_req or struct zbatch_batch. The core
  * reads cr->status with acquire and maps it to an errno in one place,
@@ -77,6 +81,12 @@ struct zbatch_slice {
 	unsigned int nr;
 	atomic_t next;			/* claim cursor, may run past nr */
 	bool posted;			/* on wq's queue; under wq->lock */
+	/*
+	 * Given back half done by an executor that lost its CPU: whoever
+	 * finishes it is no measure of a hand-off (not a helper's miss,
+	 * not its latency). Set under wq->lock before it is queued again.
+	 */
+	bool given_back;
 };
 
 /*
@@ -95,7 +105,9 @@ struct zbatch_job {
 	/*
 	 * Descriptors not run yet plus slices held by executors. Dropped
 	 * only by zbatch_job_release(), under waitq.lock, so the submitter
-	 * seeing 0 and taking the lock once knows nobody touches the job.
+	 * seeing 0 and taking the lock once knows nobody touches the job
+	 * (a batch of one request the core ran alone, with no executor,
+	 * sets it to 0 itself).
 	 */
 	atomic_t pending;
 	wait_queue_head_t waitq;	/* a sleeping waiter sleeps here */
@@ -103,6 +115,7 @@ struct zbatch_job {
 	 * An executor gave back a slice half done (it lost its CPU): the
 	 * waiter wakes to steal the rest. Set and woken under the WQ's
 	 * lock, while the slice holds the job; cleared by the waiter.
+	 * Executors that never give slices back leave it alone.
 	 */
 	bool kicked;
 	/* timings of a sampled job (1 in ZBATCH_LAT_SAMPLE), else 0 */
