@@ -311,6 +311,30 @@ static void build_desc(struct zbatch_req *req)
 	d->max_dst_size = req->dlen;
 }
 
+bool zbatch_would_offload(unsigned int codec, enum zbatch_op op,
+			  unsigned int nr, u64 bytes)
+{
+	unsigned int avail, polling;
+	struct zbatch_wq *wq;
+
+	if (codec == ZBATCH_CODEC_DEFAULT)
+		codec = READ_ONCE(zbatch_cfg.codec);
+	if (!nr)
+		return false;
+	if (zbatch_iaa_serves(codec))
+		return true;
+	if (READ_ONCE(zbatch_handoff) == ZBATCH_HANDOFF_ALWAYS)
+		return true;
+	if (nr < 2)
+		return false;
+	wq = zbatch_wq_pick(op);
+	if (!wq)
+		return false;
+	avail = zbatch_wq_helpers(wq, raw_smp_processor_id(), &polling);
+	return zbatch_cost_helpers(zbatch_cost_work(codec, op, bytes), nr, avail,
+				   polling, false);
+}
+
 /**
  * zbatch_run_inline() - run one request now, on this CPU
  * @ctx: execution context with @codec's workspace (zbatch_ctx_prepare())
@@ -852,7 +876,7 @@ int zbatch_submit(struct zbatch_batch *batch)
 		wq = zbatch_wq_pick(desc_req(job->desc[0])->op);
 		if (wq) {
 			avail = zbatch_wq_helpers(wq, job->cpu, &polling);
-			k = zbatch_cost_helpers(work, nr, avail, polling);
+			k = zbatch_cost_helpers(work, nr, avail, polling, true);
 		}
 	}
 	job_split(job, k, device);

@@ -93,7 +93,8 @@ u64 zbatch_cost_handoff_warm_ns(void)
  * reaches them without a wake-up, so the hand-off costs the warm latency.
  */
 unsigned int zbatch_cost_helpers(u64 work_ns, unsigned int nr,
-				 unsigned int avail, unsigned int polling)
+				 unsigned int avail, unsigned int polling,
+				 bool do_explore)
 {
 	u64 h = zbatch_cost_handoff_ns();
 
@@ -108,7 +109,7 @@ unsigned int zbatch_cost_helpers(u64 work_ns, unsigned int nr,
 	if (polling && READ_ONCE(handoff_warm_ns))
 		h = min_t(u64, h, READ_ONCE(handoff_warm_ns));
 	k = zbatch_plan_helpers(work_ns, h, nr, avail);
-	if (!k && nr > 1 && avail && work_ns &&
+	if (!k && do_explore && nr > 1 && avail && work_ns &&
 	    !(atomic_inc_return(&explore) % EXPLORE_EVERY))
 		k = 1;
 	return k;

@@ -202,6 +202,15 @@ int zbatch_sw_exec(struct zbatch_ctx *ctx, unsigned int id, bool compress,
 		   unsigned int *n, bool verify);
 int zbatch_run_inline(struct zbatch_ctx *ctx, struct zbatch_req *req,
 		      unsigned int codec);
+/*
+ * Whether a batch of @nr requests of @op on @bytes of uncompressed data,
+ * submitted from this CPU now, would run anywhere but here (IAA, or
+ * engines worth their hand-off): false means zbatch_submit() would run it
+ * inline, so a caller may as well run each request itself, where its
+ * data lies (the swap device decompressing straight from zsmalloc).
+ */
+bool zbatch_would_offload(unsigned int codec, enum zbatch_op op,
+			  unsigned int nr, u64 bytes);
 struct zbatch_ctx *zbatch_ctx_get(void);
 /* debugfs fault_nomem: zbatch_ctx_get() fails 1 call in N (0: never) */
 extern unsigned int zbatch_fault_nomem;
@@ -409,10 +418,13 @@ u64 zbatch_cost_handoff_ns(void);
 u64 zbatch_cost_handoff_warm_ns(void);
 /*
  * Helpers to hand a job of @nr descriptors and @work_ns to, of @avail
- * engines able to help, @polling of which poll for work right now.
+ * engines able to help, @polling of which poll for work right now;
+ * @do_explore: a real job, which may be handed off anyway now and then to
+ * measure the hand-off again (not a question asked ahead).
  */
 unsigned int zbatch_cost_helpers(u64 work_ns, unsigned int nr,
-				 unsigned int avail, unsigned int polling);
+				 unsigned int avail, unsigned int polling,
+				 bool do_explore);
 void zbatch_cost_reset(void);
 
 /* ---- front ends and control ---- */

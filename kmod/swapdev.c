@@ -532,6 +532,7 @@ static int read_mapped(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 	ret = zbatch_run_inline(&io->ctx, req, io->codec);
 	zb_object_unmap(z, h);
 	atomic64_inc(&z->batch_hist[READ][1]);
+	zb_stat_add(z, ZBS_DIRECT_READS, 1);
 	return !ret && req->produced != dlen ? -EIO : ret;
 }
 
@@ -551,9 +552,10 @@ static int read_mapped(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
  * decompressed once into scratch and only the pages that still belong to
  * it are copied out.
  *
- * When the region is all the bio reads (@alone) and holds one object to
- * decompress, kept in one zsmalloc object, it is decompressed straight
- * from zsmalloc (read_mapped()), now.
+ * When the region is all the bio reads, or the bio's batch would run
+ * inline anyway (@alone), and it holds one object to decompress, kept in
+ * one zsmalloc object, with nothing queued before it, it is decompressed
+ * straight from zsmalloc (read_mapped()), now.
  *
  * Return: 0; -EAGAIN when @io has no room left for the region (run it,
  * then retry on the empty context, which takes any region); -EIO when a
@@ -685,6 +687,11 @@ struct zb_reader {
 	unsigned long start, end;	/* the bio's pages */
 	unsigned long index;		/* the region's first page */
 	unsigned int n;			/* pages gathered */
+	/*
+	 * The bio's batch would run inline anyway (zbatch_would_offload()):
+	 * each region is decompressed straight from zsmalloc as it comes.
+	 */
+	bool direct;
 	u8 *dst[ZB_UNIT_MAX_PAGES];
 };
 
@@ -695,7 +702,7 @@ static int reader_region(struct zb_reader *r)
 
 	if (!r->n)
 		return 0;
-	alone = r->index == r->start && r->index + r->n == r->end;
+	alone = r->direct || (r->index == r->start && r->index + r->n == r->end);
 	ret = read_region(r->z, r->io, r->index, r->dst, r->n, alone);
 	if (ret == -EAGAIN && !WARN_ON_ONCE(!r->io->n)) {
 		ret = io_load(r->z, r->io);
@@ -833,8 +840,16 @@ static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 		}
 	}
 	start = bio_start_io_acct(bio);	/* /sys/block/zbatchswapN/stat, iostat */
-	if (!write)
+	if (!write) {
+		unsigned long pages = r.end - r.start;
+
 		r.io = io_get(z, &stm);
+		/* one request per unit (or page): would its batch leave here? */
+		r.direct = pages > 1 &&
+			   !zbatch_would_offload(r.io->codec, ZBATCH_OP_DECOMPRESS,
+						 DIV_ROUND_UP(pages, z->unit_pages),
+						 (u64)pages * PAGE_SIZE);
+	}
 	while (iter.bi_size && !ret) {
 		/* a multi-page bvec is contiguous memory: a folio arrives whole */
 		struct bio_vec bv = mp_bvec_iter_bvec(bio->bi_io_vec, iter);
@@ -1073,12 +1088,13 @@ static ssize_t unit_stat_show(struct device *d, struct device_attribute *a, char
 	return sysfs_emit(buf, "units %llu\nunit_fallbacks %llu\npartial_reads %llu\n"
 			  "partial_read_bytes %llu\npartial_writes %llu\nlimit_refused %llu\n"
 			  "miss_free %llu\ncomp_errors %llu\ndecomp_redone %llu\n"
-			  "write_stalls %llu\nstream_waits %llu\n",
+			  "write_stalls %llu\nstream_waits %llu\ndirect_reads %llu\n",
 			  st(z, ZBS_UNITS), st(z, ZBS_UNIT_FALLBACKS), st(z, ZBS_PARTIAL_READS),
 			  st(z, ZBS_PARTIAL_READ_BYTES), st(z, ZBS_PARTIAL_WRITES),
 			  st(z, ZBS_LIMIT_REFUSED), st(z, ZBS_MISS_FREE),
 			  st(z, ZBS_COMP_ERRORS), st(z, ZBS_DECOMP_REDONE),
-			  st(z, ZBS_WRITE_STALLS), st(z, ZBS_STREAM_WAITS));
+			  st(z, ZBS_WRITE_STALLS), st(z, ZBS_STREAM_WAITS),
+			  st(z, ZBS_DIRECT_READS));
 }
 
 /* Requests per batch of device I/O: "size writes reads", sizes with any. */

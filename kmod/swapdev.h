@@ -89,6 +89,7 @@ enum zb_dev_stat {
 	ZBS_DECOMP_REDONE,	/* failed decompress redone on the stream's context */
 	ZBS_WRITE_STALLS,	/* stores that needed direct reclaim (zb_reserve()) */
 	ZBS_STREAM_WAITS,	/* I/O that waited for its CPU's stream */
+	ZBS_DIRECT_READS,	/* objects decompressed straight from zsmalloc */
 	ZBS_NR,
 };
 

@@ -133,7 +133,11 @@ TEST_P(SwapdevUnit, MthpSwapIsBatchedAndIntact)
 		auto it = after.batches.find(per_folio);
 		ASSERT_NE(it, after.batches.end()) << "no batch of " << per_folio << " requests";
 		EXPECT_GT(it->second.first, 100u) << "large folios were not written as batches";
-		EXPECT_GT(it->second.second, 50u) << "large folios did not come back as batches";
+		// back as batches, or straight from zsmalloc object by object
+		// when dispatch would have run the batch inline anyway
+		EXPECT_TRUE(it->second.second > 50u || us(after, "direct_reads") > 50 * per_folio)
+			<< "large folios came back neither as batches (" << it->second.second
+			<< ") nor straight from zsmalloc (" << us(after, "direct_reads") << ")";
 	}
 	if (unit != "4k") {
 		EXPECT_GT(us(mid, "units"), 100) << "no " << unit << " units stored";
