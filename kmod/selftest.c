@@ -698,8 +698,8 @@ static void test_one_request(struct st_bufs *b)
 	static const unsigned int modes[] = { ZBATCH_KF_SYNC, ZBATCH_KF_ASYNC,
 					      ZBATCH_KF_ASYNC_IRQ };
 	struct zbatch_batch *batch = kmalloc(sizeof(*batch), GFP_KERNEL);
+	unsigned int m, old_h = READ_ONCE(zbatch_handoff);
 	const char *why = NULL;
-	unsigned int m;
 	int ret;
 
 	if (!batch) {
@@ -727,6 +727,7 @@ static void test_one_request(struct st_bufs *b)
 		if (ret || !b->req[0].produced)
 			why = "one request failed";
 	}
+	set_handoff(old_h);
 	kfree(batch);
 	result(!why, "one_request_batch_in_dirty_memory", why);
 }

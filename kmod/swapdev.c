@@ -708,7 +708,7 @@ static int reader_region(struct zb_reader *r)
 		ret = io_load(r->z, r->io);
 		io_reset(r->io);
 		if (!ret)
-			ret = read_region(r->z, r->io, r->index, r->dst, r->n, false);
+			ret = read_region(r->z, r->io, r->index, r->dst, r->n, alone);
 	}
 	r->index += r->n;
 	r->n = 0;
@@ -849,6 +849,8 @@ static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 			   !zbatch_would_offload(r.io->codec, ZBATCH_OP_DECOMPRESS,
 						 DIV_ROUND_UP(pages, z->unit_pages),
 						 (u64)pages * PAGE_SIZE);
+		if (r.direct)
+			zb_stat_add(z, ZBS_DIRECT_BIOS, 1);
 	}
 	while (iter.bi_size && !ret) {
 		/* a multi-page bvec is contiguous memory: a folio arrives whole */
@@ -1088,13 +1090,14 @@ static ssize_t unit_stat_show(struct device *d, struct device_attribute *a, char
 	return sysfs_emit(buf, "units %llu\nunit_fallbacks %llu\npartial_reads %llu\n"
 			  "partial_read_bytes %llu\npartial_writes %llu\nlimit_refused %llu\n"
 			  "miss_free %llu\ncomp_errors %llu\ndecomp_redone %llu\n"
-			  "write_stalls %llu\nstream_waits %llu\ndirect_reads %llu\n",
+			  "write_stalls %llu\nstream_waits %llu\ndirect_reads %llu\n"
+			  "direct_bios %llu\n",
 			  st(z, ZBS_UNITS), st(z, ZBS_UNIT_FALLBACKS), st(z, ZBS_PARTIAL_READS),
 			  st(z, ZBS_PARTIAL_READ_BYTES), st(z, ZBS_PARTIAL_WRITES),
 			  st(z, ZBS_LIMIT_REFUSED), st(z, ZBS_MISS_FREE),
 			  st(z, ZBS_COMP_ERRORS), st(z, ZBS_DECOMP_REDONE),
 			  st(z, ZBS_WRITE_STALLS), st(z, ZBS_STREAM_WAITS),
-			  st(z, ZBS_DIRECT_READS));
+			  st(z, ZBS_DIRECT_READS), st(z, ZBS_DIRECT_BIOS));
 }
 
 /* Requests per batch of device I/O: "size writes reads", sizes with any. */

@@ -90,6 +90,7 @@ enum zb_dev_stat {
 	ZBS_WRITE_STALLS,	/* stores that needed direct reclaim (zb_reserve()) */
 	ZBS_STREAM_WAITS,	/* I/O that waited for its CPU's stream */
 	ZBS_DIRECT_READS,	/* objects decompressed straight from zsmalloc */
+	ZBS_DIRECT_BIOS,	/* reads of several pages whose batch stayed inline */
 	ZBS_NR,
 };
 
