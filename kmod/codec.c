@@ -287,6 +287,27 @@ int zbatch_codec_by_name(const char *name)
 }
 
 /* ---- execution contexts ---- */
+static atomic_t pooled_nr;
+static atomic_long_t pooled_bytes;
+
+/* What an allocation of @size at @p takes: kmalloc's rounding, or pages. */
+static void pooled_add(struct zbatch_ctx *ctx, const void *p, size_t size)
+{
+	if (ctx->pooled)
+		atomic_long_add(is_vmalloc_addr(p) ? PAGE_ALIGN(size) :
+				kmalloc_size_roundup(size), &pooled_bytes);
+}
+
+unsigned int zbatch_ctx_pooled(void)
+{
+	return atomic_read(&pooled_nr);
+}
+
+unsigned long zbatch_ctx_pooled_bytes(void)
+{
+	return atomic_long_read(&pooled_bytes);
+}
+
 static void *ctx_wrk(struct zbatch_ctx *ctx, unsigned int id, gfp_t gfp)
 {
 	const struct zbatch_codec_ops *c = &zbatch_codecs[id];
@@ -301,6 +322,7 @@ static void *ctx_wrk(struct zbatch_ctx *ctx, unsigned int id, gfp_t gfp)
 		kvfree(wrk);
 		return NULL;
 	}
+	pooled_add(ctx, wrk, c->wrk_size());
 	ctx->wrk[id] = wrk;
 	return wrk;
 }
@@ -333,11 +355,13 @@ int zbatch_ctx_prepare(struct zbatch_ctx *ctx, unsigned int id)
 		return -EINVAL;
 	if (!ctx_wrk(ctx, id, GFP_KERNEL))
 		return -ENOMEM;
-	if (!ctx->verify_buf)
-		ctx->verify_buf = kvmalloc(ZBATCH_MAX_LEN, GFP_KERNEL);
 	if (!ctx->verify_buf) {
-		zbatch_ctx_free(ctx);
-		return -ENOMEM;
+		ctx->verify_buf = kvmalloc(ZBATCH_MAX_LEN, GFP_KERNEL);
+		if (!ctx->verify_buf) {
+			zbatch_ctx_free(ctx);
+			return -ENOMEM;
+		}
+		pooled_add(ctx, ctx->verify_buf, ZBATCH_MAX_LEN);
 	}
 	return 0;
 }
@@ -367,8 +391,14 @@ struct zbatch_ctx *zbatch_ctx_get(void)
 	if (ctx)
 		list_del(&ctx->node);
 	mutex_unlock(&ctx_pool_lock);
-	if (!ctx)
+	if (!ctx) {
 		ctx = kzalloc(sizeof(*ctx), GFP_NOIO);
+		if (ctx) {
+			ctx->pooled = true;
+			atomic_inc(&pooled_nr);
+			pooled_add(ctx, ctx, sizeof(*ctx));
+		}
+	}
 	return ctx;
 }
 
@@ -389,6 +419,8 @@ void zbatch_ctx_pool_destroy(void)
 		zbatch_ctx_free(ctx);
 		kfree(ctx);
 	}
+	atomic_set(&pooled_nr, 0);
+	atomic_long_set(&pooled_bytes, 0);
 	mutex_unlock(&ctx_pool_lock);
 }
 
@@ -403,6 +435,7 @@ static int verify_one(struct zbatch_ctx *ctx, const struct zbatch_codec_ops *c,
 		ctx->verify_buf = kvmalloc(ZBATCH_MAX_LEN, GFP_NOIO);
 		if (!ctx->verify_buf)
 			return -ENOMEM;
+		pooled_add(ctx, ctx->verify_buf, ZBATCH_MAX_LEN);
 	}
 	if (c->decompress(wrk, dst, dlen, ctx->verify_buf, &n) || n != slen ||
 	    memcmp(ctx->verify_buf, src, slen))

@@ -130,6 +130,8 @@ static int costs_show(struct seq_file *m, void *v)
 			   zbatch_codec_batch_size(c, ZBATCH_OP_DECOMPRESS));
 	seq_printf(m, "handoff_ns %llu\n", zbatch_cost_handoff_ns());
 	seq_printf(m, "handoff_warm_ns %llu\n", zbatch_cost_handoff_warm_ns());
+	seq_printf(m, "pooled_contexts %u\n", zbatch_ctx_pooled());
+	seq_printf(m, "pooled_context_bytes %lu\n", zbatch_ctx_pooled_bytes());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(costs);

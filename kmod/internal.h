@@ -178,6 +178,7 @@ struct zbatch_ctx {
 	void *wrk[ZBATCH_CODEC_NR];
 	void *verify_buf;	/* ZBATCH_MAX_LEN bytes, on first verify */
 	struct list_head node;	/* in the submitter pool */
+	bool pooled;		/* a pool's: its memory counts in the pool's */
 };
 
 const struct zbatch_codec_ops *zbatch_codec(unsigned int id);
@@ -217,6 +218,13 @@ extern unsigned int zbatch_fault_nomem;
 
 void zbatch_ctx_put(struct zbatch_ctx *ctx);
 void zbatch_ctx_pool_destroy(void);
+/*
+ * The pool's contexts and the memory they hold (allocation sizes as
+ * allocated), for debugfs: the pool grows to the most submitters ever
+ * running descriptors at once, and keeps that.
+ */
+unsigned int zbatch_ctx_pooled(void);
+unsigned long zbatch_ctx_pooled_bytes(void);
 
 /*
  * The batch core's clock: local_clock(), monotonic per CPU only. On a
