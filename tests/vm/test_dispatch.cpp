@@ -23,11 +23,6 @@ using zbatch::Request;
 
 namespace {
 
-std::map<std::string, int64_t> stats()
-{
-	return zbatch::parse_kv(sysfs_read(kDbg + "/stats"));
-}
-
 // CPU time of every engine so far (debugfs engines, last line).
 int64_t engines_ns()
 {
@@ -99,12 +94,12 @@ struct Phase {
 
 Phase measure(unsigned batches, uint64_t seed)
 {
-	auto s0 = stats();
+	auto s0 = debug_stats();
 	int64_t e0 = engines_ns();
 	double t0 = now_s();
 	int lost = round_trips(batches, seed);
 	Phase p{now_s() - t0, engines_ns() - e0, 0, 0, lost, 0};
-	auto s1 = stats();
+	auto s1 = debug_stats();
 	p.handoffs = s1["handoffs"] - s0["handoffs"];
 	p.misses = s1["helper_misses"] - s0["helper_misses"];
 	p.yields = s1["engine_yields"] - s0["engine_yields"];

@@ -26,11 +26,6 @@ using zbatch::Request;
 
 namespace {
 
-std::map<std::string, int64_t> stats()
-{
-	return zbatch::parse_kv(sysfs_read(kDbg + "/stats"));
-}
-
 std::vector<std::string> wqs()
 {
 	std::vector<std::string> v;
@@ -128,12 +123,12 @@ TEST_P(FaultStatus, BatchesComeBackWholeAndErrorsAreCounted)
 {
 	char f[48];
 	std::snprintf(f, sizeof(f), "status 0x%02x 0 3", GetParam());
-	auto s0 = stats();
+	auto s0 = debug_stats();
 	{
 		Fault fault(f);
 		EXPECT_EQ(round_trips(ZBATCH_CODEC_LZ4, 48, 10), 0) << f;
 	}
-	auto s1 = stats();
+	auto s1 = debug_stats();
 	EXPECT_GT(s1["device_errors"] - s0["device_errors"], 0) << f;
 	EXPECT_GE(s1["sw_fallbacks"] - s0["sw_fallbacks"], s1["device_errors"] - s0["device_errors"]);
 }
@@ -152,30 +147,30 @@ INSTANTIATE_TEST_SUITE_P(IaaStatuses, FaultStatus,
 // raw, not an error); any other analytics error is the device's.
 TEST(Faults, AnalyticsOverflowIsTheDatasAnswerOtherAnalyticsErrorsAreRedone)
 {
-	auto s0 = stats();
+	auto s0 = debug_stats();
 	{
 		Fault fault("status 0x0a 0x19 2");
 		EXPECT_EQ(round_trips(ZBATCH_CODEC_ZSTD, 32, 20), 0);
 	}
-	auto s1 = stats();
+	auto s1 = debug_stats();
 	EXPECT_GT(s1["err_nospc"] - s0["err_nospc"], 0) << "compress overflow not reported";
 	{
 		Fault fault("status 0x0a 0x05 2");
 		EXPECT_EQ(round_trips(ZBATCH_CODEC_ZSTD, 32, 21), 0);
 	}
-	auto s2 = stats();
+	auto s2 = debug_stats();
 	EXPECT_GT(s2["device_errors"] - s1["device_errors"], 0);
 }
 
 TEST(Faults, CorruptRecordsAreNotBelieved)
 {
-	auto s0 = stats();
+	auto s0 = debug_stats();
 	{
 		Fault fault("corrupt 2");
 		for (unsigned codec : {ZBATCH_CODEC_LZ4, ZBATCH_CODEC_DEFLATE})
 			EXPECT_EQ(round_trips(codec, 32, 30), 0) << codec;
 	}
-	auto s1 = stats();
+	auto s1 = debug_stats();
 	EXPECT_GT(s1["device_errors"] - s0["device_errors"], 0);
 }
 
@@ -187,7 +182,7 @@ TEST(Faults, CorruptInputDoesNotTakeWqsOutOfService)
 {
 	auto dev = Device::open();
 	ASSERT_TRUE(dev) << dev.error().message;
-	auto s0 = stats();
+	auto s0 = debug_stats();
 	ASSERT_EQ(sysfs_write(kDbg + "/handoff", "always"), 0);
 	for (unsigned int b = 0; b < 8; b++) {
 		std::vector<std::vector<uint8_t>> in, out(16, std::vector<uint8_t>(4096));
@@ -201,14 +196,14 @@ TEST(Faults, CorruptInputDoesNotTakeWqsOutOfService)
 		for (auto &q : reqs)
 			EXPECT_NE(q.status, 0) << "garbage decoded";
 	}
-	auto s1 = stats();
+	auto s1 = debug_stats();
 	for (auto &w : wqs())
 		EXPECT_EQ(sysfs_read(kSys + "/" + w + "/enabled"), "1") << w << " taken out of service";
 	EXPECT_EQ(s1["device_errors"] - s0["device_errors"], 0);
 	EXPECT_GE(s1["bad_input"] - s0["bad_input"], 100) << "the engines never saw the garbage";
 	// and the WQs still serve: good batches are handed off and run there
 	EXPECT_EQ(round_trips(ZBATCH_CODEC_LZ4, 32, 40), 0);
-	EXPECT_GT(stats()["handoffs"] - s1["handoffs"], 0);
+	EXPECT_GT(debug_stats()["handoffs"] - s1["handoffs"], 0);
 	sysfs_write(kDbg + "/handoff", "auto");
 }
 
@@ -226,7 +221,7 @@ TEST(Faults, ClockSkewAcrossCpusDoesNotWrap)
 	CPU_ZERO(&one);
 	CPU_SET(1, &one);
 	ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
-	auto s0 = stats();
+	auto s0 = debug_stats();
 	ASSERT_EQ(sysfs_write(kDbg + "/clock_skew_ns", "100000000"), 0);
 	ASSERT_EQ(sysfs_write(kDbg + "/handoff", "always"), 0);
 	int lost = round_trips(ZBATCH_CODEC_LZ4, 1024, 60);
@@ -234,7 +229,7 @@ TEST(Faults, ClockSkewAcrossCpusDoesNotWrap)
 	sysfs_write(kDbg + "/handoff", "auto");
 	sched_setaffinity(0, sizeof(old), &old);
 	EXPECT_EQ(lost, 0);
-	auto s1 = stats();
+	auto s1 = debug_stats();
 	EXPECT_GT(s1["handoffs"] - s0["handoffs"], 50) << "the engines never took a slice";
 	EXPECT_EQ(s1["timeouts"] - s0["timeouts"], 0);
 	// unsigned: a wrapped difference is about 2^64, over int64's range
@@ -249,12 +244,12 @@ TEST(Faults, ClockSkewAcrossCpusDoesNotWrap)
 
 TEST(Faults, FullWqFallsBackToTheSubmitter)
 {
-	auto s0 = stats();
+	auto s0 = debug_stats();
 	{
 		Fault fault("full");
 		EXPECT_EQ(round_trips(ZBATCH_CODEC_LZ4, 32, 40), 0);
 	}
-	auto s1 = stats();
+	auto s1 = debug_stats();
 	EXPECT_GT(s1["enqueue_retries"] - s0["enqueue_retries"], 0);
 	EXPECT_GT(s1["sw_fallbacks"] - s0["sw_fallbacks"], 0);
 }
@@ -283,7 +278,7 @@ TEST(Faults, NoContextFailsEverySliceTheSubmitterHolds)
 			sysfs_write(kSys + "/timeout_ms", "1000");
 		}
 	} hang;
-	auto s0 = stats();
+	auto s0 = debug_stats();
 	ASSERT_EQ(sysfs_write(kDbg + "/fault_nomem", "1"), 0);
 	pid_t pid = fork();
 	ASSERT_GE(pid, 0);
@@ -317,7 +312,7 @@ TEST(Faults, NoContextFailsEverySliceTheSubmitterHolds)
 		waitpid(pid, &st, 0);
 	EXPECT_TRUE(ended) << "the batch waited for memory instead of failing";
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "child status " << st;
-	EXPECT_GT(stats()["timeouts"] - s0["timeouts"], 0) << "no slice was taken back";
+	EXPECT_GT(debug_stats()["timeouts"] - s0["timeouts"], 0) << "no slice was taken back";
 }
 
 // No context for the submitter: its share of a batch fails with -ENOMEM
@@ -362,7 +357,7 @@ TEST(Faults, NoContextIsNeverADeviceError)
 {
 	auto d = Device::open();
 	ASSERT_TRUE(d);
-	auto s0 = stats();
+	auto s0 = debug_stats();
 	ASSERT_EQ(sysfs_write(kDbg + "/fault_nomem", "2"), 0);
 	for (int round = 0; round < 8; round++) {
 		std::vector<std::vector<uint8_t>> in(64), out(64, std::vector<uint8_t>(4096));
@@ -377,7 +372,7 @@ TEST(Faults, NoContextIsNeverADeviceError)
 			EXPECT_TRUE(q.status == 0 || q.status == -ENOMEM) << "status " << q.status;
 	}
 	sysfs_write(kDbg + "/fault_nomem", "0");
-	auto s1 = stats();
+	auto s1 = debug_stats();
 	EXPECT_GT(s1["handoffs"] - s0["handoffs"], 0) << "the engines never got a slice";
 	EXPECT_EQ(s1["device_errors"] - s0["device_errors"], 0);
 	for (auto &w : wqs())

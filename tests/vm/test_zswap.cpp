@@ -20,11 +20,6 @@ namespace {
 const std::string kZswapParam = "/sys/module/zswap/parameters/compressor";
 const std::string kZswapDbg = "/sys/kernel/debug/zswap";
 
-std::map<std::string, int64_t> zbatch_stats()
-{
-	return zbatch::parse_kv(sysfs_read(kDbg + "/stats"));
-}
-
 zbatch::WorkloadConfig workload(size_t mib)
 {
 	zbatch::WorkloadConfig c;
@@ -75,7 +70,7 @@ TEST_P(ZswapAlg, SwapWorkloadIntactAndAccounted)
 	ASSERT_EQ(sysfs_read(kZswapParam), alg);
 	bool verify = GetParam() == "deflate";	// one codec runs with verify on
 	ASSERT_EQ(sysfs_write(kSys + "/verify_compress", verify ? "1" : "0"), 0);
-	auto before = zbatch_stats();
+	auto before = debug_stats();
 	int64_t stored = 0, pool = 0;
 	auto cfg = workload(160);
 	cfg.between = [&]() -> zbatch::Result<void> {
@@ -87,7 +82,7 @@ TEST_P(ZswapAlg, SwapWorkloadIntactAndAccounted)
 	sysfs_write(kSys + "/verify_compress", "0");
 	ASSERT_TRUE(r) << r.error().message;
 	EXPECT_EQ(r->bad_bytes, 0u);
-	auto after = zbatch_stats();
+	auto after = debug_stats();
 	auto d = [&](const char *k) { return after[k] - before[k]; };
 	int64_t zswpout = r->vmstat_delta["zswpout"], zswpin = r->vmstat_delta["zswpin"];
 	EXPECT_GT(zswpout, 10000) << "the workload did not swap through zswap";
@@ -119,13 +114,13 @@ TEST(Zswap, EnginePathUnderSwapPressure)
 	// one page is a batch of one, which dispatch keeps inline: force the
 	// hand-off so that the engines run under swap pressure
 	ASSERT_EQ(sysfs_write(kDbg + "/handoff", "always"), 0);
-	auto before = zbatch_stats();
+	auto before = debug_stats();
 	auto r = zbatch::run_workload(workload(128));
 	sysfs_write(kDbg + "/handoff", "auto");
 	sysfs_write(kSys + "/acomp_inline", "1");
 	ASSERT_TRUE(r) << r.error().message;
 	EXPECT_EQ(r->bad_bytes, 0u);
-	auto after = zbatch_stats();
+	auto after = debug_stats();
 	int64_t zswpout = r->vmstat_delta["zswpout"];
 	EXPECT_GT(zswpout, 5000);
 	auto d = [&](const char *k) { return after[k] - before[k]; };
@@ -148,13 +143,13 @@ TEST(Zswap, SynchronousAlgorithmsRunInlineFromTheMapping)
 		ASSERT_EQ(sysfs_write(kZswapParam, alg), 0);
 		ASSERT_EQ(sysfs_write(kSys + "/acomp_inline", "0"), 0);
 		ASSERT_EQ(sysfs_write(kDbg + "/handoff", "always"), 0);
-		auto before = zbatch_stats();
+		auto before = debug_stats();
 		auto r = zbatch::run_workload(workload(128));
 		sysfs_write(kDbg + "/handoff", "auto");
 		sysfs_write(kSys + "/acomp_inline", "1");
 		ASSERT_TRUE(r) << r.error().message;
 		EXPECT_EQ(r->bad_bytes, 0u) << alg;
-		auto after = zbatch_stats();
+		auto after = debug_stats();
 		auto d = [&](const char *k) { return after[k] - before[k]; };
 		int64_t zswpout = r->vmstat_delta["zswpout"], zswpin = r->vmstat_delta["zswpin"];
 		EXPECT_GT(zswpin, 2000) << alg << ": no swap-in through zswap";
@@ -186,7 +181,7 @@ TEST_P(ZswapFault, EnginePathLosesNothing)
 		ASSERT_EQ(sysfs_write(kDbg + "/fault_nomem", "3"), 0);
 	else
 		ASSERT_EQ(sysfs_write(kDbg + "/dev0/wq0/fault", f), 0);
-	auto before = zbatch_stats();
+	auto before = debug_stats();
 	auto r = zbatch::run_workload(workload(128));
 	sysfs_write(kDbg + "/dev0/wq0/fault", "none");
 	sysfs_write(kDbg + "/fault_nomem", "0");
@@ -196,7 +191,7 @@ TEST_P(ZswapFault, EnginePathLosesNothing)
 	ASSERT_TRUE(r) << r.error().message;
 	EXPECT_EQ(r->bad_bytes, 0u) << f;
 	EXPECT_GT(r->vmstat_delta["zswpout"], 1000) << "no swap pressure";
-	auto after = zbatch_stats();
+	auto after = debug_stats();
 	auto d = [&](const char *k) { return after[k] - before[k]; };
 	if (f == "full")
 		EXPECT_GT(d("enqueue_retries"), 0);

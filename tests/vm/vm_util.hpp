@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "zbatch/sysfs.hpp"
+#include "zbatch/workload.hpp"
 
 namespace vmtest {
 
@@ -64,6 +65,12 @@ inline std::string sysfs_read(const std::string &path)
 	zbatch::SysfsTree t;
 	auto r = t.read(path);
 	return r ? *r : std::string("<") + r.error().message + ">";
+}
+
+// zbatch's global counters (debugfs stats), name -> value.
+inline std::map<std::string, int64_t> debug_stats()
+{
+	return zbatch::parse_kv(sysfs_read(kDbg + "/stats"));
 }
 
 // A /proc/meminfo value in kB (e.g. "SUnreclaim"), -1 when absent.
