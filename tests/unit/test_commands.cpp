@@ -491,6 +491,11 @@ TEST(CmdBench, ModesAreRestoredAndBadModesRefused)
 	EXPECT_EQ(s.read("/sys/kernel/zbatch/sync_mode"), "sync");
 	EXPECT_TRUE(contains(s.con.out, "sync_mode async_irq")) << s.con.out;
 	EXPECT_TRUE(contains(s.con.out, "sync_mode async;")) << s.con.out;
+	// a run that fails part-way puts the mode back too
+	s.device.fail_status = -EIO;
+	r = run_bench(s.ctx, o);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/sync_mode"), "sync") << "left at " << o.modes[0];
 }
 
 TEST(CmdBench, ProgressOnlyOnATerminalAndNeverWhenQuiet)

@@ -2,6 +2,7 @@
 #include "zbatch/workload.hpp"
 #include "zbatch/paths.hpp"
 #include "zbatch/parse.hpp"
+#include "zbatch/scope.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -102,6 +103,34 @@ constexpr size_t kPage = 4096;
 	_exit(0);
 }
 
+// The workload's processes and pipes: an early return kills and reaps the
+// processes still running and closes what is open (a run that succeeds
+// has reaped them all: pid -1).
+struct Processes {
+	std::vector<pid_t> pids;
+	std::vector<int> fds;	// read ends, one per process
+	int go[2] = {-1, -1};	// closing go[1] releases them all
+
+	Processes() = default;
+	Processes(const Processes &) = delete;
+	Processes &operator=(const Processes &) = delete;
+	~Processes()
+	{
+		for (pid_t p : pids)
+			if (p > 0)
+				kill(p, SIGKILL);
+		for (pid_t p : pids)
+			if (p > 0)
+				waitpid(p, nullptr, 0);
+		for (int fd : fds)
+			if (fd >= 0)
+				close(fd);
+		for (int fd : go)
+			if (fd >= 0)
+				close(fd);
+	}
+};
+
 } // namespace
 
 Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
@@ -126,31 +155,55 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 	} else {
 		tmpl = generate(cfg.pattern, tlen, 7);
 	}
+	// What the run changes is put back on every return, in the reverse
+	// order of the guards: the processes killed and reaped, then the
+	// cgroup removed (empty by then), then mTHP and THP as they were.
+	// A value is recorded only once its write succeeded.
 	std::string thp_old;
 	const std::string thp_path = kThpDir + "/enabled";
+	ScopeExit thp_back([&] {
+		if (!thp_old.empty())
+			(void)tree.write(thp_path, thp_old);
+	});
 	if (!cfg.thp.empty()) {
-		thp_old = tree.read_choice(thp_path);
-		if (thp_old.empty())
+		auto old = tree.read_choice(thp_path);
+		if (old.empty())
 			return fail(ENOENT, fmt::format("--thp: cannot read {}", thp_path));
 		if (auto w = tree.write(thp_path, cfg.thp); !w)
 			return fail(EINVAL, fmt::format("--thp {}: {}", cfg.thp, w.error().message));
+		thp_old = old;
 	}
 	std::string mthp_old, mthp_path;
+	ScopeExit mthp_back([&] {
+		if (!mthp_old.empty())
+			(void)tree.write(mthp_path, mthp_old);
+	});
 	if (!cfg.mthp.empty()) {
 		mthp_path = kThpDir + "/hugepages-" + cfg.mthp + "/enabled";
-		mthp_old = tree.read_choice(mthp_path);
-		if (mthp_old.empty())
+		auto old = tree.read_choice(mthp_path);
+		if (old.empty())
 			return fail(ENOENT, fmt::format("--mthp {}: cannot read {}", cfg.mthp, mthp_path));
 		if (auto w = tree.write(mthp_path, "always"); !w)
 			return fail(EINVAL, fmt::format("--mthp {}: {}", cfg.mthp, w.error().message));
+		mthp_old = old;
 	}
 	std::string cg;
-	if (!cfg.cgroup.empty()) {
-		cg = kCgroupDir + "/" + cfg.cgroup;
+	ScopeExit cg_back([&] {
 		std::error_code ec;
-		std::filesystem::create_directory(tree.resolve(cg), ec);
+		if (!cg.empty())
+			std::filesystem::remove(tree.resolve(cg), ec);
+	});
+	if (!cfg.cgroup.empty()) {
+		const std::string path = kCgroupDir + "/" + cfg.cgroup;
+		std::error_code ec;
+		bool made = std::filesystem::create_directory(tree.resolve(path), ec);
 		if (ec)
-			return fail(ec.value(), fmt::format("cannot create cgroup {}: {}", cg, ec.message()));
+			return fail(ec.value(), fmt::format("cannot create cgroup {}: {}", path, ec.message()));
+		// someone else's group is neither joined nor removed
+		if (!made)
+			return fail(EEXIST, fmt::format("cgroup {} exists already: name another (--cgroup) "
+							"or remove it (rmdir {})", path, path));
+		cg = path;
 		if (!cfg.memory_max.empty())
 			if (auto w = tree.write(cg + "/memory.max", cfg.memory_max); !w)
 				return fail(EINVAL, fmt::format("memory.max {}: {}", cfg.memory_max,
@@ -163,35 +216,42 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 	struct rusage ru0;
 	getrusage(RUSAGE_CHILDREN, &ru0);
 
-	std::vector<pid_t> pids;
-	std::vector<int> fds, gos;
-	int go[2];
-	if (pipe(go))
-		return fail(errno, "pipe failed");
+	auto sys_fail = [](const char *what) {
+		int e = errno;
+		return fail(e, fmt::format("{} failed: {}", what, std::strerror(e)));
+	};
+	Processes procs;
+	if (cfg.pipe(procs.go))
+		return sys_fail("pipe");
 	for (unsigned int i = 0; i < cfg.procs; i++) {
 		int p[2];
-		if (pipe(p))
-			return fail(errno, "pipe failed");
-		pid_t pid = fork();
-		if (pid < 0)
-			return fail(errno, "fork failed");
+		if (cfg.pipe(p))
+			return sys_fail("pipe");
+		pid_t pid = cfg.fork();
+		if (pid < 0) {
+			auto f = sys_fail("fork");
+			close(p[0]);
+			close(p[1]);
+			return f;
+		}
 		if (pid == 0) {
 			close(p[0]);
-			close(go[1]);
+			close(procs.go[1]);
 			if (!cg.empty()) {
 				std::ofstream(tree.resolve(cg + "/cgroup.procs")) << getpid() << "\n";
 			}
-			child(cfg, i, tmpl, p[1], go[0]);
+			child(cfg, i, tmpl, p[1], procs.go[0]);
 		}
 		close(p[1]);
-		pids.push_back(pid);
-		fds.push_back(p[0]);
+		procs.pids.push_back(pid);
+		procs.fds.push_back(p[0]);
 	}
-	close(go[0]);
+	close(procs.go[0]);
+	procs.go[0] = -1;
 	WorkloadResult res;
 	std::string failure;
 	// every process has written its memory (or died: read gives 0)
-	for (int fd : fds) {
+	for (int fd : procs.fds) {
 		char c = 0;
 		if (read(fd, &c, 1) != 1 || c != 'W')
 			failure = "a process died while writing its memory";
@@ -215,11 +275,13 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 		if (auto w = tree.write(mthp_path, "never"); !w)
 			failure = fmt::format("--swapin-4k: {}", w.error().message);
 	for (unsigned int i = 0; i < cfg.procs; i++)
-		if (write(go[1], "g", 1) != 1)
+		if (write(procs.go[1], "g", 1) != 1)
 			failure = "cannot release the processes";
-	close(go[1]);
+	close(procs.go[1]);
+	procs.go[1] = -1;
 	auto deadline = start + std::chrono::seconds(cfg.timeout_s);
 	auto next_progress = std::chrono::steady_clock::now();
+	auto &pids = procs.pids;
 	for (size_t i = 0; i < pids.size(); i++) {
 		int st = 0;
 		for (;;) {
@@ -242,9 +304,11 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 			}
 			std::this_thread::sleep_for(std::chrono::milliseconds(20));
 		}
+		pids[i] = -1;	/* reaped */
 		char buf[128] = {};
-		ssize_t n = read(fds[i], buf, sizeof(buf) - 1);
-		close(fds[i]);
+		ssize_t n = read(procs.fds[i], buf, sizeof(buf) - 1);
+		close(procs.fds[i]);
+		procs.fds[i] = -1;
 		long long wus = 0, rus = 0, pus = 0, tus = 0;
 		unsigned long long bad = 0;
 		if (failure.empty() && (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || n <= 0 ||
@@ -277,13 +341,7 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 		auto ms1 = parse_kv(tree.read(cg + "/memory.stat").value_or(""));
 		for (const char *k : {"zswap", "zswapped", "zswpout", "zswpin", "pswpout", "pswpin"})
 			res.memstat_delta[k] = ms1[k] - ms0[k];
-		std::error_code ec;
-		std::filesystem::remove(tree.resolve(cg), ec);
 	}
-	if (!thp_old.empty())
-		(void)tree.write(thp_path, thp_old);
-	if (!mthp_old.empty())
-		(void)tree.write(mthp_path, mthp_old);
 	if (!failure.empty())
 		return fail(EIO, "workload: " + failure);
 	return res;

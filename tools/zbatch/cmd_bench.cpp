@@ -13,6 +13,7 @@
 #include "zbatch/config.hpp"
 #include "zbatch/pattern.hpp"
 #include "zbatch/paths.hpp"
+#include "zbatch/scope.hpp"
 #include "zbatch/sysfs.hpp"
 
 namespace zbatch::cli {
@@ -168,27 +169,25 @@ Result<int> run_bench(Context &ctx, BenchOptions o)
 				return fail(EINVAL, fmt::format("--mode {}: not one of: {}", m,
 								fmt::join(*choices, ", ")));
 	}
+	// sync_mode as it was, on every return (old_mode is "" without --mode)
+	ScopeExit mode_back([&] {
+		if (!old_mode.empty())
+			(void)tree.write(mode_path, old_mode);
+	});
 	std::vector<ModeRows> all;
 	for (const auto &m : o.modes.empty() ? std::vector<std::string>{""} : o.modes) {
 		if (!m.empty())
-			if (auto w = tree.write(mode_path, m); !w) {
-				(void)tree.write(mode_path, old_mode);
+			if (auto w = tree.write(mode_path, m); !w)
 				return fail(EINVAL, fmt::format("--mode {}: {}", m, w.error().message));
-			}
 		con.detail("sync_mode {}: {} codec(s) x {} batch size(s) x {} rounds\n",
 			   m.empty() ? "unchanged" : m, cfg.codecs.size(), cfg.batch_sizes.size(),
 			   cfg.rounds);
 		auto rows = zbatch::run_bench(**dev, cfg);
 		con.end_progress();
-		if (!rows) {
-			if (!old_mode.empty())
-				(void)tree.write(mode_path, old_mode);
+		if (!rows)
 			return std::unexpected(rows.error());
-		}
 		all.push_back({m, std::move(*rows)});
 	}
-	if (!old_mode.empty())
-		(void)tree.write(mode_path, old_mode);
 	for (const auto &mr : all) {
 		if (!ctx.json && !o.csv)
 			con.print("# {} pages of {} bytes ({}), {} rounds{}; MB/s of input over kernel "

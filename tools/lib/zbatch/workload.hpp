@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <unistd.h>
 
 #include "zbatch/error.hpp"
 #include "zbatch/pattern.hpp"
@@ -43,6 +44,11 @@ struct WorkloadConfig {
 	// Called about once a second while the processes run: seconds so far
 	// and zswpout / zswpin since the start (a progress display).
 	std::function<void(double, int64_t, int64_t)> progress;
+	// How the run makes its pipes and processes: pipe(2) and fork(2).
+	// Host tests make one fail to check that everything the run changed
+	// is put back and no process is left behind.
+	std::function<int(int *)> pipe = [](int *fds) { return ::pipe(fds); };
+	std::function<pid_t()> fork = [] { return ::fork(); };
 };
 
 struct WorkloadResult {
@@ -63,6 +69,9 @@ struct WorkloadResult {
 	std::map<std::string, int64_t> memstat_delta;	// the cgroup's memory.stat
 };
 
+// Every return puts back what the run changed (THP, mTHP, the cgroup it
+// created; an existing cgroup is refused with EEXIST) and leaves no
+// process behind.
 Result<WorkloadResult> run_workload(const WorkloadConfig &cfg);
 
 // /proc/vmstat-style "key value" lines into a map.

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+// zbatch swap's workload (tools/lib/workload.cpp) against a fake tree: each
+// step that changes the system fails in turn, and whatever failed, THP,
+// mTHP and the cgroup are back as they were and no process is left.
+#include <cerrno>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include "fake_tree.hpp"
+#include "zbatch/workload.hpp"
+
+namespace {
+
+const std::string kThp = "/sys/kernel/mm/transparent_hugepage/enabled";
+const std::string kMthp = "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled";
+const std::string kCg = "/sys/fs/cgroup/zbatch-test";
+
+struct Fixture {
+	FakeTree tree;
+	zbatch::WorkloadConfig cfg;
+
+	Fixture()
+	{
+		tree.put(kThp, "always [madvise] never\n");
+		tree.put(kMthp, "always inherit madvise [never]\n");
+		tree.put("/sys/fs/cgroup/cgroup.controllers", "memory\n");
+		tree.put("/proc/vmstat", "pswpout 0\npswpin 0\n");
+		cfg.sysroot = tree.root().string();
+		cfg.procs = 3;
+		cfg.bytes_per_proc = 2 * 4096;
+		cfg.passes = 1;
+		cfg.thp = "always";
+		cfg.mthp = "64kB";
+		cfg.timeout_s = 60;
+	}
+
+	std::string read(const std::string &path) const
+	{
+		std::ifstream in(tree.root() / path.substr(1));
+		std::stringstream s;
+		s << in.rdbuf();
+		return s.str();
+	}
+	bool exists(const std::string &path) const
+	{
+		return std::filesystem::exists(tree.root() / path.substr(1));
+	}
+
+	// THP and mTHP as they were before the run (what the run wrote
+	// back: the choice, without brackets), or untouched
+	void expect_restored() const
+	{
+		auto thp = read(kThp), mthp = read(kMthp);
+		EXPECT_TRUE(thp == "madvise" || thp == "always [madvise] never\n") << thp;
+		EXPECT_TRUE(mthp.empty() || mthp == "never" ||
+			    mthp == "always inherit madvise [never]\n") << mthp;
+		// every process it started is reaped: this process has no child
+		errno = 0;
+		EXPECT_EQ(waitpid(-1, nullptr, WNOHANG), -1) << "a workload process is left";
+		EXPECT_EQ(errno, ECHILD);
+	}
+};
+
+// fails the nth call (1-based) of a system call, passes the others through
+template <class F>
+struct FailNth {
+	int n;
+	F real;
+	int calls = 0;
+	auto operator()(auto... a)
+	{
+		if (++calls == n) {
+			errno = EAGAIN;
+			return decltype(real(a...))(-1);
+		}
+		return real(a...);
+	}
+};
+
+TEST(Workload, SucceedsAndPutsBackThpAndMthp)
+{
+	Fixture f;
+	auto r = zbatch::run_workload(f.cfg);
+	ASSERT_TRUE(r) << r.error().message;
+	EXPECT_EQ(r->bad_bytes, 0u);
+	EXPECT_EQ(f.read(kThp), "madvise");
+	EXPECT_EQ(f.read(kMthp), "never");
+	f.expect_restored();
+}
+
+TEST(Workload, MthpUnreadablePutsBackThp)
+{
+	Fixture f;
+	std::filesystem::remove(f.tree.root() / kMthp.substr(1));
+	auto r = zbatch::run_workload(f.cfg);
+	ASSERT_FALSE(r);
+	EXPECT_NE(r.error().message.find("--mthp 64kB: cannot read"), std::string::npos)
+		<< r.error().message;
+	EXPECT_EQ(f.read(kThp), "madvise") << "THP left at always";
+	f.expect_restored();
+}
+
+TEST(Workload, CgroupThatCannotBeCreatedPutsBackThpAndMthp)
+{
+	Fixture f;
+	std::filesystem::remove_all(f.tree.root() / "sys/fs/cgroup");
+	f.cfg.cgroup = "zbatch-test";
+	auto r = zbatch::run_workload(f.cfg);
+	ASSERT_FALSE(r);
+	EXPECT_NE(r.error().message.find("cannot create cgroup"), std::string::npos)
+		<< r.error().message;
+	EXPECT_EQ(f.read(kThp), "madvise");
+	EXPECT_EQ(f.read(kMthp), "never");
+	f.expect_restored();
+}
+
+TEST(Workload, ExistingCgroupIsRefusedAndKept)
+{
+	Fixture f;
+	f.tree.put(kCg + "/memory.max", "max\n");
+	f.cfg.cgroup = "zbatch-test";
+	auto r = zbatch::run_workload(f.cfg);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().code, EEXIST);
+	EXPECT_NE(r.error().message.find("exists already"), std::string::npos) << r.error().message;
+	EXPECT_TRUE(f.exists(kCg + "/memory.max")) << "someone else's cgroup was removed";
+	f.expect_restored();
+}
+
+TEST(Workload, MemoryMaxRefusedRemovesTheCgroup)
+{
+	Fixture f;
+	f.cfg.cgroup = "zbatch-test";
+	f.cfg.memory_max = "64M";	// the fake cgroup has no memory.max
+	auto r = zbatch::run_workload(f.cfg);
+	ASSERT_FALSE(r);
+	EXPECT_NE(r.error().message.find("memory.max 64M"), std::string::npos) << r.error().message;
+	EXPECT_FALSE(f.exists(kCg)) << "the cgroup it created is left";
+	f.expect_restored();
+}
+
+// pipe: 1 is the go pipe, 2 the first process's, 4 the third's (two
+// processes already forked and waiting)
+class WorkloadPipe : public testing::TestWithParam<int> {};
+
+TEST_P(WorkloadPipe, FailurePutsEverythingBack)
+{
+	Fixture f;
+	f.cfg.pipe = FailNth<std::function<int(int *)>>{GetParam(), [](int *p) { return ::pipe(p); }};
+	auto r = zbatch::run_workload(f.cfg);
+	ASSERT_FALSE(r);
+	EXPECT_NE(r.error().message.find("pipe failed"), std::string::npos) << r.error().message;
+	EXPECT_EQ(f.read(kThp), "madvise");
+	EXPECT_EQ(f.read(kMthp), "never");
+	f.expect_restored();
+}
+INSTANTIATE_TEST_SUITE_P(EachCall, WorkloadPipe, testing::Values(1, 2, 4));
+
+// fork: the first, and the third with two processes waiting
+class WorkloadFork : public testing::TestWithParam<int> {};
+
+TEST_P(WorkloadFork, FailurePutsEverythingBack)
+{
+	Fixture f;
+	f.cfg.fork = FailNth<std::function<pid_t()>>{GetParam(), [] { return ::fork(); }};
+	auto r = zbatch::run_workload(f.cfg);
+	ASSERT_FALSE(r);
+	EXPECT_NE(r.error().message.find("fork failed"), std::string::npos) << r.error().message;
+	EXPECT_EQ(f.read(kThp), "madvise");
+	EXPECT_EQ(f.read(kMthp), "never");
+	f.expect_restored();
+}
+INSTANTIATE_TEST_SUITE_P(EachCall, WorkloadFork, testing::Values(1, 3));
+
+TEST(Workload, FailingBetweenHookStillReadsBackAndPutsBack)
+{
+	Fixture f;
+	f.cfg.between = [] { return zbatch::Result<void>(zbatch::fail(EIO, "switch refused")); };
+	auto r = zbatch::run_workload(f.cfg);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "workload: switch refused");
+	f.expect_restored();
+	EXPECT_EQ(f.read(kThp), "madvise");
+}
+
+} // namespace
