@@ -484,7 +484,12 @@ bool zbatch_iaa_serves(unsigned int codec)
 	return codec == ZBATCH_CODEC_DEFLATE && READ_ONCE(iaa.state) == IAA_ONLINE;
 }
 
-/* ---- attach / detach, under iaa.lock ---- */
+/*
+ * ---- attach / detach ----
+ * inst_create(), detach(), probe() and attach() run under iaa.lock (and
+ * assert it); an instance is freed, and the graveyard of detached ones
+ * walked, under grave_lock alone (free_work() runs from a workqueue).
+ */
 static void inst_free(struct iaa_inst *in)
 {
 	unsigned int i;
@@ -509,6 +514,8 @@ static struct iaa_inst *inst_create(const char *driver, int *err)
 {
 	unsigned int i, nr = clamp(iaa_slots, 1u, 1024u);
 	struct iaa_inst *in = kzalloc(sizeof(*in), GFP_KERNEL);
+
+	lockdep_assert_held(&iaa.lock);
 
 	*err = -ENOMEM;
 	if (!in)
@@ -600,6 +607,8 @@ static void detach(void)
 	struct iaa_inst *in = iaa.inst;
 	bool keep = false;
 
+	lockdep_assert_held(&iaa.lock);
+
 	if (!in)
 		return;
 	/*
@@ -637,6 +646,8 @@ static int probe(void)
 	u8 *page, *cmp, *back;
 	unsigned int i;
 	int ret = -ENOMEM;
+
+	lockdep_assert_held(&iaa.lock);
 
 	b = kzalloc(sizeof(*b) + 2 * sizeof(*r), GFP_KERNEL);
 	page = kmalloc(3 * PAGE_SIZE, GFP_KERNEL);
@@ -688,6 +699,8 @@ static void attach(void)
 	unsigned int parked;
 	struct iaa_inst *in;
 	int ret;
+
+	lockdep_assert_held(&iaa.lock);
 
 	detach();
 	if (!iaa.driver[0]) {

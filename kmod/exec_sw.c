@@ -362,8 +362,10 @@ static void run_slice(struct zbatch_engine *e, struct zbatch_slice *s,
 	u64 q = job->post_ns ? zbatch_ns_since(job->post_ns) : 0;
 	bool rest;
 
-	if (yield)
+	if (yield) {
+		lockdep_assert_preemption_disabled();
 		flags |= ZBATCH_DRAIN_YIELD;
+	}
 	n = zbatch_sw_drain(&e->ctx, job, s, wq, flags, UINT_MAX, &stolen);
 	WRITE_ONCE(e->slices, e->slices + 1);
 	WRITE_ONCE(e->descs, e->descs + n);

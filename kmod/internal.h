@@ -7,6 +7,8 @@
  * this. No spinlock is held while a codec runs, but a swap device's slot
  * locks when a read decompresses one object straight from zsmalloc
  * (swapdev.c, read_mapped(): at most a 16 KiB unit, as zram does a page).
+ * Functions documented as running under a lock assert it
+ * (lockdep_assert_held(); slot bit locks: slot_assert_locked()).
  *   selftest_lock (mutex, selftest.c): one self-test run. Inside: the whole
  *     batch path, zbatch_cfg_lock (settings), iaa.lock is never taken.
  *   iaa.lock (mutex, exec_iaa.c): IAA attach/detach and the driver name.
@@ -19,9 +21,12 @@
  *   zb_stream.lock (mutex, swapdev.c): one CPU's I/O stream of a swap
  *     device, held for a bio's I/O (the whole batch path runs inside) or
  *     by the hotplug callbacks that fill and empty it.
- *   zbatch_cfg_lock (mutex): writers of the tunables, of WQ 'enabled' and
- *     of the fault injection settings. Innermost of the mutexes: nothing
- *     nests inside it.
+ *   zbatch_cfg_lock (mutex): writers of the tunables, of the WQ fault
+ *     settings (zbatch_fault) and of WQ 'enabled' put back in service
+ *     (the core takes a WQ out of service without it, WRITE_ONCE(); the
+ *     single-word debugfs faults, fault_nomem and the like, are written
+ *     with WRITE_ONCE() alone). Innermost of the mutexes: nothing nests
+ *     inside it.
  *   engines_lock (mutex, exec_sw.c): engine placement; taken inside the
  *     CPU hotplug lock (the hotplug callbacks) and alone (module init).
  *     Inside: the scheduler's own locks (set_cpus_allowed_ptr()), engine
@@ -297,7 +302,11 @@ struct zbatch_wq {
 	bool shared;
 	unsigned int size;		/* descriptors it may hold queued */
 	unsigned int priority;
-	bool enabled;			/* in service; written under cfg_lock */
+	/*
+	 * In service: set back under zbatch_cfg_lock; the batch core takes
+	 * a WQ out of service without it (timeout, device error: WRITE_ONCE)
+	 */
+	bool enabled;
 	bool stalled;			/* debugfs fault injection: a hung WQ */
 	bool timeout_logged;
 	bool errors_logged;

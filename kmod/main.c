@@ -2,9 +2,11 @@
 /*
  * zbatch: compression batching for stock kernels.
  *
- * main.c holds module init/exit and the load-time parameters; every
- * subsystem has its own file and a _create()/_destroy() pair called from
- * here in order, undone in reverse order.
+ * main.c holds module init/exit and the 'selftest' parameter; every
+ * subsystem has its own file, its own load-time parameters (wq.c: the
+ * layout; exec_iaa.c: iaa_*; acomp.c: acomp_priority) and a
+ * _create()/_destroy() pair called from here in order, undone in reverse
+ * order.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,7 +19,7 @@ static bool selftest;
 module_param(selftest, bool, 0444);
 MODULE_PARM_DESC(selftest, "Run the self-tests at load (KTAP in debugfs selftest_results)");
 
-/* Serialises writers of zbatch_cfg and of WQ in-service flags. */
+/* Serialises writers of zbatch_cfg and WQs put back in service. */
 DEFINE_MUTEX(zbatch_cfg_lock);
 struct zbatch_config zbatch_cfg = {
 	.codec = ZBATCH_CODEC_LZ4,

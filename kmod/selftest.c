@@ -34,6 +34,7 @@ static __printf(1, 2) void out(const char *fmt, ...)
 {
 	va_list ap;
 
+	lockdep_assert_held(&selftest_lock);
 	if (report_len >= ST_BUF - 1)
 		return;
 	va_start(ap, fmt);

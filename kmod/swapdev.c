@@ -164,6 +164,7 @@ static int streams_create(struct zb_swapdev *z)
 {
 	int cpu, ret;
 
+	lockdep_assert_held_write(&z->init_lock);
 	z->streams = alloc_percpu(struct zb_stream);
 	if (!z->streams)
 		return -ENOMEM;
@@ -179,6 +180,7 @@ static int streams_create(struct zb_swapdev *z)
 
 static void streams_destroy(struct zb_swapdev *z)
 {
+	lockdep_assert_held_write(&z->init_lock);
 	if (!z->streams)
 		return;
 	/* calls zb_cpu_dead() for every CPU up */

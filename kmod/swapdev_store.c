@@ -68,6 +68,17 @@ void zb_slot_unlock(struct zb_swapdev *z, unsigned long index)
 	bit_spin_unlock(ZB_SLOT_LOCK, &z->slots[index].flags);
 }
 
+/*
+ * What "under the slot's lock" means, checked on debug kernels: a bit
+ * lock is invisible to lockdep, so test the bit (someone holds it) and
+ * that preemption is off (bit_spin_lock() disables it in the holder).
+ */
+static void slot_assert_locked(struct zb_swapdev *z, unsigned long index)
+{
+	VM_WARN_ON_ONCE(!bit_spin_is_locked(ZB_SLOT_LOCK, &z->slots[index].flags));
+	lockdep_assert_preemption_disabled();
+}
+
 void zb_slots_lock(struct zb_swapdev *z, unsigned long index, unsigned int n)
 {
 	unsigned int i;
@@ -109,6 +120,7 @@ void zb_slot_free(struct zb_swapdev *z, unsigned long index)
 {
 	struct zb_slot *s = &z->slots[index];
 
+	slot_assert_locked(z, index);
 	if (slot_test(s, ZB_SLOT_SAME)) {
 		zb_stat_add(z, ZBS_SAME_PAGES, -1);
 	} else if (slot_test(s, ZB_SLOT_UNIT)) {
@@ -377,6 +389,7 @@ void zb_slot_view(struct zb_swapdev *z, unsigned long index, struct zb_view *v)
 {
 	struct zb_slot *s = &z->slots[index];
 
+	slot_assert_locked(z, index);
 	if (slot_test(s, ZB_SLOT_SAME)) {
 		*v = (struct zb_view){ .kind = ZB_VIEW_SAME, .word = s->handle };
 	} else if (slot_test(s, ZB_SLOT_UNIT)) {
@@ -408,6 +421,7 @@ void zb_slot_copy(struct zb_swapdev *z, unsigned long index, void *dst)
 {
 	struct zb_slot *s = &z->slots[index];
 
+	slot_assert_locked(z, index);
 	object_copy(z, s->handle, dst, s->flags & ZB_SLOT_SIZE_MASK);
 }
 
@@ -443,6 +457,7 @@ int zb_store_init(struct zb_swapdev *z, u64 disksize)
 {
 	char name[24];
 
+	lockdep_assert_held_write(&z->init_lock);
 	z->nr_pages = disksize >> PAGE_SHIFT;
 	z->slots = vzalloc(array_size(z->nr_pages, sizeof(*z->slots)));
 	if (!z->slots)
@@ -464,6 +479,7 @@ void zb_store_destroy(struct zb_swapdev *z)
 {
 	unsigned long i;
 
+	lockdep_assert_held_write(&z->init_lock);
 	if (!z->slots)
 		return;
 	for (i = 0; i < z->nr_pages; i++) {

@@ -131,8 +131,10 @@ struct zbatch_job {
  * descriptors, as ENQCMD says "retry"; unpost() takes a slice back if no
  * executor picked it up yet (false: an executor holds it and will release
  * it). A slice is stealable when the core or other executors may claim
- * its unclaimed descriptors: true for software engines, false for a
- * device that owns its descriptors once submitted.
+ * its unclaimed descriptors: a software WQ's unless it is stalled (fault
+ * injection), and a device's too, for the descriptors it has not
+ * submitted (those it submitted are the device's until they complete or
+ * expire()).
  *
  * A device executor (IAA) submits every descriptor it can claim in post()
  * and releases the slice there; the ones left unclaimed (the device is
