@@ -142,38 +142,39 @@ TEST(Workload, MemoryMaxRefusedRemovesTheCgroup)
 	f.expect_restored();
 }
 
-// pipe: 1 is the go pipe, 2 the first process's, 4 the third's (two
-// processes already forked and waiting)
-class WorkloadPipe : public testing::TestWithParam<int> {};
+// The nth pipe(2) or fork(2) fails. pipe: 1 is the go pipe, 2 the first
+// process's, 4 the third's (two processes already forked and waiting);
+// fork: the first, and the third with two processes waiting.
+struct SysFailure {
+	const char *call;
+	int n;
+};
 
-TEST_P(WorkloadPipe, FailurePutsEverythingBack)
+class WorkloadSys : public testing::TestWithParam<SysFailure> {};
+
+TEST_P(WorkloadSys, FailurePutsEverythingBack)
 {
 	Fixture f;
-	f.cfg.pipe = FailNth<std::function<int(int *)>>{GetParam(), [](int *p) { return ::pipe(p); }};
+	const auto [call, n] = GetParam();
+	if (std::string(call) == "pipe")
+		f.cfg.pipe = FailNth<std::function<int(int *)>>{n, [](int *p) { return ::pipe(p); }};
+	else
+		f.cfg.fork = FailNth<std::function<pid_t()>>{n, [] { return ::fork(); }};
 	auto r = zbatch::run_workload(f.cfg);
 	ASSERT_FALSE(r);
-	EXPECT_NE(r.error().message.find("pipe failed"), std::string::npos) << r.error().message;
+	EXPECT_NE(r.error().message.find(std::string(call) + " failed"), std::string::npos)
+		<< r.error().message;
 	EXPECT_EQ(f.read(kThp), "madvise");
 	EXPECT_EQ(f.read(kMthp), "never");
 	f.expect_restored();
 }
-INSTANTIATE_TEST_SUITE_P(EachCall, WorkloadPipe, testing::Values(1, 2, 4));
-
-// fork: the first, and the third with two processes waiting
-class WorkloadFork : public testing::TestWithParam<int> {};
-
-TEST_P(WorkloadFork, FailurePutsEverythingBack)
-{
-	Fixture f;
-	f.cfg.fork = FailNth<std::function<pid_t()>>{GetParam(), [] { return ::fork(); }};
-	auto r = zbatch::run_workload(f.cfg);
-	ASSERT_FALSE(r);
-	EXPECT_NE(r.error().message.find("fork failed"), std::string::npos) << r.error().message;
-	EXPECT_EQ(f.read(kThp), "madvise");
-	EXPECT_EQ(f.read(kMthp), "never");
-	f.expect_restored();
-}
-INSTANTIATE_TEST_SUITE_P(EachCall, WorkloadFork, testing::Values(1, 3));
+INSTANTIATE_TEST_SUITE_P(EachCall, WorkloadSys,
+			 testing::Values(SysFailure{"pipe", 1}, SysFailure{"pipe", 2},
+					 SysFailure{"pipe", 4}, SysFailure{"fork", 1},
+					 SysFailure{"fork", 3}),
+			 [](const auto &i) {
+				 return std::string(i.param.call) + "_" + std::to_string(i.param.n);
+			 });
 
 TEST(Workload, FailingBetweenHookStillReadsBackAndPutsBack)
 {
