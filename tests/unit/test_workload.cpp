@@ -3,6 +3,8 @@
 // step that changes the system fails in turn, and whatever failed, THP,
 // mTHP and the cgroup are back as they were and no process is left.
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <fstream>
 #include <sstream>
 #include <sys/wait.h>
@@ -175,6 +177,70 @@ INSTANTIATE_TEST_SUITE_P(EachCall, WorkloadSys,
 			 [](const auto &i) {
 				 return std::string(i.param.call) + "_" + std::to_string(i.param.n);
 			 });
+
+// A process that never finishes: the time limit kills and reaps it, and
+// only it and its siblings (a reaped process's pid is never signalled).
+TEST(Workload, TimeoutKillsItsProcessesAndPutsBack)
+{
+	Fixture f;
+	f.cfg.procs = 2;
+	f.cfg.timeout_s = 1;
+	f.cfg.fork = [n = 0]() mutable {
+		int k = ++n;
+		pid_t p = ::fork();
+		if (p == 0 && k == 2)
+			for (;;)
+				pause();
+		return p;
+	};
+	auto t0 = std::chrono::steady_clock::now();
+	auto r = zbatch::run_workload(f.cfg);
+	ASSERT_FALSE(r);
+	EXPECT_NE(r.error().message.find("timed out after 1 s"), std::string::npos)
+		<< r.error().message;
+	EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+	EXPECT_EQ(f.read(kThp), "madvise");
+	f.expect_restored();
+}
+
+// Every process dies before it has written its memory: the run fails (no
+// SIGPIPE when releasing the dead) and puts everything back.
+TEST(Workload, ProcessesThatDieEarlyFailTheRunAndPutBack)
+{
+	Fixture f;
+	f.cfg.fork = [] {
+		pid_t p = ::fork();
+		if (p == 0)
+			_exit(3);
+		return p;
+	};
+	auto r = zbatch::run_workload(f.cfg);
+	ASSERT_FALSE(r);
+	EXPECT_NE(r.error().message.find("a process died while writing its memory"), std::string::npos)
+		<< r.error().message;
+	EXPECT_EQ(f.read(kThp), "madvise");
+	f.expect_restored();
+}
+
+// SIGTERM (or Ctrl-C) mid-run ends it as a failure: everything put back,
+// the caller's handler back in place.
+TEST(Workload, InterruptedRunPutsBack)
+{
+	Fixture f;
+	f.cfg.between = [] {
+		raise(SIGTERM);
+		return zbatch::Result<void>();
+	};
+	auto r = zbatch::run_workload(f.cfg);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().code, EINTR);
+	EXPECT_EQ(r.error().message, "workload: interrupted");
+	EXPECT_EQ(f.read(kThp), "madvise");
+	f.expect_restored();
+	struct sigaction now = {};
+	sigaction(SIGTERM, nullptr, &now);
+	EXPECT_EQ(now.sa_handler, SIG_DFL) << "the workload's handler was left installed";
+}
 
 TEST(Workload, FailingBetweenHookStillReadsBackAndPutsBack)
 {

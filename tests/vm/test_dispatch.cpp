@@ -158,6 +158,15 @@ TEST(Dispatch, EnginesHelpOnlyOnIdleCpus)
 		<< "an engine took CPU from a busy process: " << busy.engine_ns / 1e6 << " ms in "
 		<< busy.wall_s << " s";
 	EXPECT_GT(busy.misses, 0) << "no slice came back untaken";
-	// back-off: far fewer slices posted than batches (192, each could post one)
-	EXPECT_LT(busy.handoffs, 48) << "dispatch kept posting to the busy CPU's engine";
+	// back-off: after about ten misses in a row a WQ posts to its engines
+	// at most once per 102 ms (helper_retry_ns' ceiling), so what it may
+	// post follows the run's length, not its batches (192, each could post
+	// one): 1.5 s on the stock kernel allows 30, and 13-16 were posted
+	// (the module before the back-off posted all 192 in 0.73 s); the
+	// debug kernel's 5.6 s allowed 81, and 61 were posted
+	const double allowed = 12 + busy.wall_s / 0.102 * 1.25;
+	RecordProperty("busy_handoffs_allowed", std::to_string(allowed));
+	// (one WQ, the default layout; a slice an engine did take resets the
+	// back-off, which the 1.25 leaves room for)
+	EXPECT_LT(busy.handoffs, allowed) << "dispatch kept posting to the busy CPU's engine";
 }

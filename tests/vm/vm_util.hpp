@@ -101,6 +101,14 @@ inline unsigned slow_factor()
 	return v >= 1 && v <= 16 ? static_cast<unsigned>(v) : 1;
 }
 
+// make check-full and make check-debug (ZBATCH_FULL=1, passed in by
+// vm-run): the soak tests at full length; make check runs a short form.
+inline bool full_run()
+{
+	const char *s = std::getenv("ZBATCH_FULL");
+	return s && std::string(s) == "1";
+}
+
 inline bool kasan_kernel()
 {
 	return run("grep -q ' kasan_quarantine_put$' /proc/kallsyms").status == 0;

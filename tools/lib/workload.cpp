@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -101,6 +102,29 @@ constexpr size_t kPage = 4096;
 	if (write(fd, line.data(), line.size()) < 0)
 		_exit(4);
 	_exit(0);
+}
+
+// SIGINT or SIGTERM during a run (Ctrl-C): it ends as a failure does,
+// everything put back.
+volatile sig_atomic_t interrupted;
+
+void on_interrupt(int)
+{
+	interrupted = 1;
+}
+
+// Wait until @fd can be read or @deadline passes: 1 readable (data or
+// EOF), 0 timed out, -1 error or interrupted.
+int wait_readable(int fd, std::chrono::steady_clock::time_point deadline)
+{
+	for (;;) {
+		auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+			deadline - std::chrono::steady_clock::now()).count();
+		struct pollfd p = {fd, POLLIN, 0};
+		int r = poll(&p, 1, static_cast<int>(std::clamp<long long>(left, 0, 1 << 30)));
+		if (r >= 0 || errno != EINTR || interrupted)
+			return r;
+	}
 }
 
 // The workload's processes and pipes: an early return kills and reaps the
@@ -216,6 +240,18 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 	struct rusage ru0;
 	getrusage(RUSAGE_CHILDREN, &ru0);
 
+	// Ctrl-C and SIGTERM end the run through the failure path; the
+	// handlers are put back after the processes are reaped
+	struct sigaction sa = {}, old_int = {}, old_term = {};
+	sa.sa_handler = on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	interrupted = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	ScopeExit sig_back([&] {
+		sigaction(SIGINT, &old_int, nullptr);
+		sigaction(SIGTERM, &old_term, nullptr);
+	});
 	auto sys_fail = [](const char *what) {
 		int e = errno;
 		return fail(e, fmt::format("{} failed: {}", what, std::strerror(e)));
@@ -235,24 +271,41 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 			return f;
 		}
 		if (pid == 0) {
-			close(p[0]);
-			close(procs.go[1]);
-			if (!cg.empty()) {
-				std::ofstream(tree.resolve(cg + "/cgroup.procs")) << getpid() << "\n";
+			// the child never returns into run_workload(): its copies
+			// of the guards must not run (they would undo the parent's
+			// settings and kill its siblings)
+			try {
+				// a terminal's Ctrl-C ends the processes as before
+				signal(SIGINT, SIG_DFL);
+				signal(SIGTERM, SIG_DFL);
+				close(p[0]);
+				close(procs.go[1]);
+				if (!cg.empty()) {
+					std::ofstream(tree.resolve(cg + "/cgroup.procs")) << getpid() << "\n";
+				}
+				child(cfg, i, tmpl, p[1], procs.go[0]);
+			} catch (...) {
 			}
-			child(cfg, i, tmpl, p[1], procs.go[0]);
+			_exit(7);
 		}
 		close(p[1]);
 		procs.pids.push_back(pid);
 		procs.fds.push_back(p[0]);
 	}
-	close(procs.go[0]);
-	procs.go[0] = -1;
 	WorkloadResult res;
 	std::string failure;
-	// every process has written its memory (or died: read gives 0)
+	const auto deadline = start + std::chrono::seconds(cfg.timeout_s);
+	// every process has written its memory (or died: read gives 0), within
+	// the time limit
 	for (int fd : procs.fds) {
 		char c = 0;
+		int ready = wait_readable(fd, deadline);
+		if (ready <= 0) {
+			failure = interrupted ? "interrupted" :
+				  fmt::format("timed out after {} s while the processes wrote their memory",
+					      cfg.timeout_s);
+			break;
+		}
 		if (read(fd, &c, 1) != 1 || c != 'W')
 			failure = "a process died while writing its memory";
 	}
@@ -274,12 +327,16 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 	if (failure.empty() && cfg.swapin_4k)
 		if (auto w = tree.write(mthp_path, "never"); !w)
 			failure = fmt::format("--swapin-4k: {}", w.error().message);
+	// the read end stays open until the go bytes are written: with every
+	// process dead, a write would otherwise raise SIGPIPE and end this
+	// process without putting anything back
 	for (unsigned int i = 0; i < cfg.procs; i++)
 		if (write(procs.go[1], "g", 1) != 1)
 			failure = "cannot release the processes";
 	close(procs.go[1]);
 	procs.go[1] = -1;
-	auto deadline = start + std::chrono::seconds(cfg.timeout_s);
+	close(procs.go[0]);
+	procs.go[0] = -1;
 	auto next_progress = std::chrono::steady_clock::now();
 	auto &pids = procs.pids;
 	for (size_t i = 0; i < pids.size(); i++) {
@@ -295,11 +352,13 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 					     vm["zswpout"] - vm0["zswpout"], vm["zswpin"] - vm0["zswpin"]);
 				next_progress = now + std::chrono::seconds(1);
 			}
-			if (std::chrono::steady_clock::now() > deadline) {
-				for (auto p : pids)
-					kill(p, SIGKILL);
+			if (interrupted || std::chrono::steady_clock::now() > deadline) {
+				for (pid_t p : pids)
+					if (p > 0)	/* -1: reaped (kill(-1) is everyone) */
+						kill(p, SIGKILL);
 				waitpid(pids[i], &st, 0);
-				failure = fmt::format("timed out after {} s", cfg.timeout_s);
+				failure = interrupted ? "interrupted" :
+					  fmt::format("timed out after {} s", cfg.timeout_s);
 				break;
 			}
 			std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -343,7 +402,7 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 			res.memstat_delta[k] = ms1[k] - ms0[k];
 	}
 	if (!failure.empty())
-		return fail(EIO, "workload: " + failure);
+		return fail(interrupted ? EINTR : EIO, "workload: " + failure);
 	return res;
 }
 
