@@ -44,6 +44,15 @@ public:
 	std::vector<zbatch::IaaDevice> devs;
 	zbatch::Result<std::vector<zbatch::IaaDevice>> devices_error;	// used when set to an error
 	std::vector<std::string> calls;
+	std::string fail_call;	// a call (as recorded in calls) that fails
+
+	zbatch::Result<void> record(std::string call)
+	{
+		calls.push_back(call);
+		if (call == fail_call)
+			return zbatch::fail(EIO, call + ": failed (FakeAccel)");
+		return {};
+	}
 
 	zbatch::Result<std::vector<zbatch::IaaDevice>> devices() override
 	{
@@ -54,28 +63,23 @@ public:
 	zbatch::Result<void> configure_wq(const std::string &d, const std::string &w,
 					  const zbatch::WqSettings &s) override
 	{
-		calls.push_back("configure " + d + "/" + w + " " + s.mode);
-		return {};
+		return record("configure " + d + "/" + w + " " + s.mode);
 	}
 	zbatch::Result<void> engines_to_group(const std::string &d, int g) override
 	{
-		calls.push_back("engines " + d + " " + std::to_string(g));
-		return {};
+		return record("engines " + d + " " + std::to_string(g));
 	}
 	zbatch::Result<void> enable_device(const std::string &d) override
 	{
-		calls.push_back("enable " + d);
-		return {};
+		return record("enable " + d);
 	}
 	zbatch::Result<void> enable_wq(const std::string &d, const std::string &w) override
 	{
-		calls.push_back("enable " + d + "/" + w);
-		return {};
+		return record("enable " + d + "/" + w);
 	}
 	zbatch::Result<void> disable_wq(const std::string &d, const std::string &w) override
 	{
-		calls.push_back("disable " + d + "/" + w);
-		return {};
+		return record("disable " + d + "/" + w);
 	}
 };
 

@@ -322,6 +322,46 @@ TEST(CmdWq, SetupIaaDryRunWritesNothing)
 	EXPECT_TRUE(contains(s.con.out, "IAA set up")) << s.con.out;
 }
 
+// A step of setup-iaa fails: what was done before it is undone, last first
+// (the WQs enabled disabled again, then iaa_crypto's attributes and
+// zbatch's IAA driver back to what they were), and the error says so.
+TEST(CmdWq, SetupIaaFailureUndoesWhatItDid)
+{
+	for (std::string failing : {"enable iax1/wq1.1", "zswap"}) {
+		SCOPED_TRACE(failing);
+		FakeSystem s;
+		s.load_module();
+		s.tree.put("/sys/bus/dsa/drivers/crypto/sync_mode", "sync\n");
+		s.tree.put("/sys/bus/dsa/drivers/crypto/verify_compress", "1\n");
+		s.tree.put("/sys/kernel/zbatch/iaa/driver", "deflate-iaa-double\n");
+		IaaDevice d{"iax1", "disabled", {}, 8};
+		d.wqs.push_back({"wq1.0", "", 0, 0, -1, "", "", "disabled"});
+		d.wqs.push_back({"wq1.1", "", 0, 0, -1, "", "", "disabled"});
+		s.accel.devs.push_back(d);
+		IaaSetupOptions o;
+		o.wqs = 2;
+		if (failing == "zswap")	// the last step: zswap's compressor refuses
+			s.tree.unreadable("/sys/module/zswap/parameters/compressor");
+		else
+			s.accel.fail_call = failing;
+		auto r = run_wq_setup_iaa(s.ctx, o, false);
+		ASSERT_FALSE(r);
+		EXPECT_TRUE(contains(r.error().message, "step(s) undone")) << r.error().message;
+		EXPECT_FALSE(contains(r.error().message, "undoing")) << r.error().message;
+		EXPECT_EQ(s.read("/sys/bus/dsa/drivers/crypto/sync_mode"), "sync");
+		EXPECT_EQ(s.read("/sys/bus/dsa/drivers/crypto/verify_compress"), "1");
+		EXPECT_EQ(s.read("/sys/kernel/zbatch/iaa/driver"), "deflate-iaa-double");
+		// every WQ it enabled is disabled again, after its enable
+		auto &c = s.accel.calls;
+		auto en = std::ranges::find(c, "enable iax1/wq1.0");
+		ASSERT_NE(en, c.end());
+		EXPECT_NE(std::find(en, c.end(), "disable iax1/wq1.0"), c.end());
+		if (failing == "zswap") {
+			EXPECT_NE(std::ranges::find(c, "disable iax1/wq1.1"), c.end());
+		}
+	}
+}
+
 // ---- stats, validate, selftest ----
 
 TEST(CmdStats, WithoutDebugfsSkips)

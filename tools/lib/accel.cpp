@@ -70,8 +70,15 @@ Result<std::vector<IaaStep>> plan_iaa_setup(AccelConfig &ac, const SysfsTree &tr
 
 	std::vector<IaaStep> plan;
 	auto write = [&tree](const std::string &path, const std::string &value) {
+		std::string old = tree.read(path).value_or("");
+		while (!old.empty() && (old.back() == '\n' || old.back() == ' '))
+			old.pop_back();
+		std::function<Result<void>()> undo;
+		if (!old.empty())
+			undo = [&tree, path, old]() -> Result<void> { return tree.write(path, old); };
 		return IaaStep{fmt::format("write {} = {}", path, value),
-			       [&tree, path, value]() -> Result<void> { return tree.write(path, value); }};
+			       [&tree, path, value]() -> Result<void> { return tree.write(path, value); },
+			       undo};
 	};
 
 	// iaa_crypto's attributes: writable only while no WQ is bound to it
@@ -138,7 +145,8 @@ Result<std::vector<IaaStep>> plan_iaa_setup(AccelConfig &ac, const SysfsTree &tr
 		for (const auto &q : todo)
 			plan.push_back({fmt::format("enable {}/{} (binds it to iaa_crypto: deflate-iaa "
 						    "appears with the first)", d.name, q),
-					[&ac, dev = d.name, q] { return ac.enable_wq(dev, q); }});
+					[&ac, dev = d.name, q] { return ac.enable_wq(dev, q); },
+					[&ac, dev = d.name, q] { return ac.disable_wq(dev, q); }});
 	}
 	if (tree.exists(kIaaDir + "/driver"))
 		plan.push_back(write(kIaaDir + "/driver", "deflate-iaa"));

@@ -160,6 +160,26 @@ Result<int> run_wq_setup_iaa(Context &ctx, const IaaSetupOptions &o, bool dry_ru
 	if (!plan)
 		return std::unexpected(plan.error());
 	Json steps = Json::array();
+	// a step that fails undoes those done before it, last first: the
+	// WQs enabled are disabled again (unbinding them from iaa_crypto),
+	// then the attributes written get their old values back. Says what
+	// it undid, and what it could not.
+	std::vector<const IaaStep *> done;
+	auto roll_back = [&done] {
+		unsigned int undone = 0;
+		std::string failed;
+		for (auto it = done.rbegin(); it != done.rend(); ++it) {
+			if (!(*it)->undo)
+				continue;
+			if (auto u = (*it)->undo(); u)
+				undone++;
+			else
+				failed += fmt::format("; undoing '{}' failed: {}", (*it)->what,
+						      u.error().message);
+		}
+		return fmt::format("{} earlier step(s) undone, WQ settings and devices enabled "
+				   "left{}", undone, failed);
+	};
 	for (const auto &step : *plan) {
 		steps.push_back(step.what);
 		if (dry_run) {
@@ -170,7 +190,9 @@ Result<int> run_wq_setup_iaa(Context &ctx, const IaaSetupOptions &o, bool dry_ru
 		if (!ctx.json)
 			ctx.con.note("{}\n", step.what);
 		if (auto r = step.run(); !r)
-			return fail(r.error().code, fmt::format("{}: {}", step.what, r.error().message));
+			return fail(r.error().code, fmt::format("{}: {} ({})", step.what,
+								r.error().message, roll_back()));
+		done.push_back(&step);
 	}
 	if (ctx.json)
 		ctx.con.print("{}", json_text({{"dry_run", dry_run}, {"steps", steps}}));

@@ -72,10 +72,13 @@ struct IaaSetupOptions {
 	std::string zswap = "deflate-zbatch";	// zswap's compressor; "" leaves it
 };
 
-// One write of the plan: what it does in words, and doing it.
+// One write of the plan: what it does in words, doing it, and undoing it
+// when a later step fails (empty: nothing to undo that matters, e.g. the
+// settings of a WQ left disabled, a device enabled with no WQ in it).
 struct IaaStep {
 	std::string what;
 	std::function<Result<void>()> run;
+	std::function<Result<void>()> undo = {};
 };
 
 
@@ -85,7 +88,9 @@ struct IaaStep {
 // crypto), engines to group 0, the device enabled, its WQs enabled; then
 // zbatch's IAA executor pointed at deflate-iaa (when zbatch is loaded) and
 // zswap's compressor (when zswap exists). Nothing is written while
-// planning: 'zbatch wq setup-iaa --dry-run' prints the plan.
+// planning: 'zbatch wq setup-iaa --dry-run' prints the plan. A write's
+// undo puts back the value read while planning; a WQ's enable is undone
+// by disabling it.
 Result<std::vector<IaaStep>> plan_iaa_setup(AccelConfig &ac, const SysfsTree &tree,
 					    const IaaSetupOptions &o);
 
