@@ -289,16 +289,24 @@ TEST(CmdWq, ConfigRefusesModelDevices)
 	EXPECT_TRUE(s.accel.calls.empty());
 }
 
-TEST(CmdWq, SetupIaaDryRunWritesNothing)
+// zbatch loaded, iaa_crypto's attributes not as setup-iaa wants them, the
+// IAA executor on the test double, one disabled device of @wqs WQs
+static void iaa_to_set_up(FakeSystem &s, unsigned int wqs)
 {
-	FakeSystem s;
 	s.load_module();
 	s.tree.put("/sys/bus/dsa/drivers/crypto/sync_mode", "sync\n");
 	s.tree.put("/sys/bus/dsa/drivers/crypto/verify_compress", "1\n");
 	s.tree.put("/sys/kernel/zbatch/iaa/driver", "deflate-iaa-double\n");
 	IaaDevice d{"iax1", "disabled", {}, 8};
-	d.wqs.push_back({"wq1.0", "", 0, 0, -1, "", "", "disabled"});
+	for (unsigned int i = 0; i < wqs; i++)
+		d.wqs.push_back({"wq1." + std::to_string(i), "", 0, 0, -1, "", "", "disabled"});
 	s.accel.devs.push_back(d);
+}
+
+TEST(CmdWq, SetupIaaDryRunWritesNothing)
+{
+	FakeSystem s;
+	iaa_to_set_up(s, 1);
 	ASSERT_EQ(exit_of(run_wq_setup_iaa(s.ctx, {}, true)), 0);
 	EXPECT_TRUE(contains(s.con.out, "would ")) << s.con.out;
 	EXPECT_TRUE(contains(s.con.out, "dry run: nothing written")) << s.con.out;
@@ -330,14 +338,7 @@ TEST(CmdWq, SetupIaaFailureUndoesWhatItDid)
 	for (std::string failing : {"enable iax1/wq1.1", "zswap"}) {
 		SCOPED_TRACE(failing);
 		FakeSystem s;
-		s.load_module();
-		s.tree.put("/sys/bus/dsa/drivers/crypto/sync_mode", "sync\n");
-		s.tree.put("/sys/bus/dsa/drivers/crypto/verify_compress", "1\n");
-		s.tree.put("/sys/kernel/zbatch/iaa/driver", "deflate-iaa-double\n");
-		IaaDevice d{"iax1", "disabled", {}, 8};
-		d.wqs.push_back({"wq1.0", "", 0, 0, -1, "", "", "disabled"});
-		d.wqs.push_back({"wq1.1", "", 0, 0, -1, "", "", "disabled"});
-		s.accel.devs.push_back(d);
+		iaa_to_set_up(s, 2);
 		IaaSetupOptions o;
 		o.wqs = 2;
 		if (failing == "zswap")	// the last step: zswap's compressor refuses
