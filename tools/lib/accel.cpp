@@ -70,9 +70,8 @@ Result<std::vector<IaaStep>> plan_iaa_setup(AccelConfig &ac, const SysfsTree &tr
 
 	std::vector<IaaStep> plan;
 	auto write = [&tree](const std::string &path, const std::string &value) {
+		// as read while planning (SysfsTree::read() drops the newline)
 		std::string old = tree.read(path).value_or("");
-		while (!old.empty() && (old.back() == '\n' || old.back() == ' '))
-			old.pop_back();
 		std::function<Result<void>()> undo;
 		if (!old.empty())
 			undo = [&tree, path, old]() -> Result<void> { return tree.write(path, old); };
