@@ -78,7 +78,7 @@ demo: setup
 	@$(MAKE) --no-print-directory all bench-kmod
 	@mkdir -p $(BUILD)/demo
 	@scripts/vm-run -t 1800 -m 1G -c 2 -o $(BUILD)/demo -- scripts/demo-guest
-	@scripts/bench-swapdev-report $(BUILD)/demo/demo-runs.txt | sed 's/^/   /'
+	@scripts/bench-report demo $(BUILD)/demo
 	@echo "   x: zram time / zbatch time (above 1: zbatch faster); CPU x: zbatch CPU /"
 	@echo "   zram CPU (below 1: cheaper); used / stored: the zbatch device's memory per"
 	@echo "   byte stored; size vs 4k units: '-' (the demo runs no 4k units; make bench does)."

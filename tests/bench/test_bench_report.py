@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/bench-report on fixtures (tests/bench/): the swap device table,
+the codec share and two-CPU limit, medians over boots, and
+Documentation/performance.md's every marked block filled (the real file,
+copied), with results.json beside it. Standard library only."""
+import importlib.machinery
+import importlib.util
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from contextlib import redirect_stdout
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+SCRIPT = os.path.join(TOP, "scripts", "bench-report")
+loader = importlib.machinery.SourceFileLoader("bench_report", SCRIPT)
+spec = importlib.util.spec_from_loader("bench_report", loader)
+br = importlib.util.module_from_spec(spec)
+loader.exec_module(br)
+RUN = os.path.join(HERE, "run")
+
+
+class Swapdev(unittest.TestCase):
+    def test_one_boot_row(self):
+        t = br.swapdev_table([os.path.join(HERE, "swapdev-runs.txt")])
+        self.assertIn("| lz4 | 16k | 64kB mTHP | 1 | whole | 2.00 [2.00-2.00] | - | "
+                      "0.50 [0.50-0.50] | - | - | 0.75 [0.75-0.75] | 0.450 | -10.0% |", t)
+
+    def test_median_of_boots(self):
+        p = os.path.join(HERE, "swapdev-runs.txt")
+        self.assertIn("**2.00** (2.00, 2.00)", br.swapdev_table([p, p]))
+
+    def test_codec_share_and_limit(self):
+        # 8000 codec pages x 61035 ns over zram's 1 s: f 0.49, limit 1.32;
+        # zbatch 1.25x reaches 94% of it
+        t = br.swapdev_table([os.path.join(RUN, "swapdev-runs-1.txt")])
+        self.assertIn("| 1.25 [1.25-1.25] | 1.32 (f 0.49, 94%) |", t)
+
+    def test_wrong_field_count_names_the_line(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+            f.write("zram lz4 - 64kB real 1 whole 1 1.0\n")
+        with self.assertRaises(SystemExit) as e:
+            br.load_swap(f.name)
+        os.unlink(f.name)
+        self.assertIn(":1: 9 fields", str(e.exception))
+
+
+class Doc(unittest.TestCase):
+    def setUp(self):
+        self.top = tempfile.mkdtemp()
+        os.makedirs(os.path.join(self.top, "Documentation"))
+        os.makedirs(os.path.join(self.top, "bench"))
+        shutil.copy(os.path.join(TOP, "Documentation", "performance.md"),
+                    os.path.join(self.top, "Documentation"))
+        self.doc = os.path.join(self.top, "Documentation", "performance.md")
+
+    def tearDown(self):
+        shutil.rmtree(self.top)
+
+    def run_doc(self):
+        with redirect_stdout(io.StringIO()):
+            br.doc(RUN, self.top)
+        with open(self.doc, encoding="utf-8") as f:
+            return f.read()
+
+    def test_every_block_filled(self):
+        text = self.run_doc()
+        self.assertNotIn("(not measured)", text)
+        self.assertNotIn("(not run yet)", text)
+        # batch 16: 1.80 and 1.90 in two boots against a 1.50 ceiling
+        self.assertIn("| lz4 | compress | sync | 1.50 (1.50, 1.50) | 1.85 (1.80, 1.90) | "
+                      "123% (120, 127) | 80% | 1.00 (1.00, 1.00) | 1.85 (1.80, 1.90) | "
+                      "1.87 (1.87, 1.87) | 1.10 (1.10, 1.10) | no: over ceiling, cpu |", text)
+        self.assertIn("| lz4 | 1.20 | 0.80 | 0.90 | 0.500 | 0.500 |", text)
+        self.assertIn("7.25 (7.20, 7.30) | yes |", text)
+        # filled twice: the same document (the blocks replace, never append)
+        self.assertEqual(text, self.run_doc())
+        with open(os.path.join(self.top, "bench", "results.json"), encoding="utf-8") as f:
+            res = json.load(f)
+        z16 = [r for r in res["zbatch"] if r["batch"] == 16][0]
+        self.assertEqual(z16["speedup_per_boot"], [1.8, 1.9])
+        self.assertEqual(res["boots"], 2)
+
+    def test_unknown_marker_is_an_error(self):
+        with open(self.doc, "a", encoding="utf-8") as f:
+            f.write("\n<!-- bench:nosuch -->\nx\n<!-- /bench -->\n")
+        with self.assertRaises(SystemExit) as e:
+            self.run_doc()
+        self.assertIn("bench:nosuch", str(e.exception))
+
+    def test_missing_marker_is_an_error(self):
+        with open(self.doc, encoding="utf-8") as f:
+            text = f.read()
+        with open(self.doc, "w", encoding="utf-8") as f:
+            f.write(text.replace("<!-- bench:zswap -->", "<!-- zswap -->"))
+        with self.assertRaises(SystemExit) as e:
+            self.run_doc()
+        self.assertIn("no marker for bench:zswap", str(e.exception))
+
+
+class Demo(unittest.TestCase):
+    def test_demo_summary(self):
+        d = tempfile.mkdtemp()
+        shutil.copy(os.path.join(RUN, "batch-1", "batch.txt"), d)
+        shutil.copy(os.path.join(HERE, "swapdev-runs.txt"), os.path.join(d, "demo-runs.txt"))
+        out = subprocess.run([SCRIPT, "demo", d], check=True, capture_output=True, text=True).stdout
+        shutil.rmtree(d)
+        self.assertIn("lz4   compress      1.80x   [1.80-1.80]    1.00x  1.10x   1.50x", out)
+        self.assertIn("| lz4 | 16k | 64kB mTHP | 1 | whole | 2.00 [2.00-2.00]", out)
+
+
+if __name__ == "__main__":
+    unittest.main()
