@@ -53,19 +53,9 @@ constexpr size_t kPage = 4096;
 						 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
 	if (mem == MAP_FAILED)
 		_exit(3);
-	// page i of process id holds template page (i * 7 + id) mod n, with
-	// its first 8 bytes replaced by i: every page differs, all checkable.
-	// Real data keeps its order (a folio holds adjacent pages of one
-	// kind, as in a process), each process from its own place in it.
-	size_t tpages = tmpl.size() / kPage, pages = len / kPage;
+	size_t pages = len / kPage;
 	bool real = cfg.corpus.empty() && cfg.pattern == Pattern::Real;
-	auto expect = [&](size_t i, uint8_t *out) {
-		size_t t = real ? (i + id * 1031) % tpages : (i * 7 + id) % tpages;
-
-		std::memcpy(out, tmpl.data() + t * kPage, kPage);
-		uint64_t tag = (uint64_t(id) << 48) | i;
-		std::memcpy(out, &tag, sizeof(tag));
-	};
+	auto expect = [&](size_t i, uint8_t *out) { workload_page(tmpl, real, id, i, out); };
 	auto t0 = clk::now();
 	for (size_t i = 0; i < pages; i++)
 		expect(i, mem + i * kPage);
@@ -156,6 +146,20 @@ struct Processes {
 };
 
 } // namespace
+
+// Page i of process id holds template page (i * 7 + id) mod n, with its
+// first 8 bytes replaced by i. Real data keeps its order (a folio holds
+// adjacent pages of one kind, as in a process).
+void workload_page(const std::vector<uint8_t> &tmpl, bool real, unsigned int id, size_t i,
+		   uint8_t *out)
+{
+	size_t tpages = tmpl.size() / kPage;
+	size_t t = real ? (i + id * 1031) % tpages : (i * 7 + id) % tpages;
+
+	std::memcpy(out, tmpl.data() + t * kPage, kPage);
+	uint64_t tag = (uint64_t(id) << 48) | i;
+	std::memcpy(out, &tag, sizeof(tag));
+}
 
 Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 {

@@ -74,6 +74,15 @@ struct WorkloadResult {
 // process behind.
 Result<WorkloadResult> run_workload(const WorkloadConfig &cfg);
 
+// Page @i of process @id's region, as run_workload() writes it: a page of
+// @tmpl (real data keeps its order, each process from its own place in
+// it; generated patterns are spread) with its first 8 bytes replaced by
+// the process and page number, so that every page differs and all are
+// checkable. @out is 4 KiB. The benchmark computes what a codec gives on
+// the same bytes with it (bench/blocks/).
+void workload_page(const std::vector<uint8_t> &tmpl, bool real, unsigned int id, size_t i,
+		   uint8_t *out);
+
 // /proc/vmstat-style "key value" lines into a map.
 std::map<std::string, int64_t> parse_kv(const std::string &text);
 
