@@ -34,6 +34,24 @@ zbatch::WorkloadConfig workload(size_t mib)
 	return c;
 }
 
+// Swap pressure from a small workload: the processes in a memory cgroup
+// of @max_mib, so that memcg reclaim swaps out (through zswap) what they
+// write beyond it, instead of a workload larger than the guest: fewer
+// pages through the same path (these tests run deflate through the
+// engines, the slowest codec under TCG). zswap charges its pool to the
+// group: @max_mib must hold all @mib compressed (deflate keeps about half
+// of the mixed pattern) or the group OOMs; it then swaps out at least
+// (mib - max_mib) / 0.5.
+zbatch::WorkloadConfig pressed(size_t mib, size_t max_mib)
+{
+	auto c = workload(mib);
+	// the memory controller for the root's children (once per boot)
+	std::ofstream("/sys/fs/cgroup/cgroup.subtree_control") << "+memory\n";
+	c.cgroup = "zbatch-zswap-test";
+	c.memory_max = std::to_string(max_mib) + "M";
+	return c;
+}
+
 std::string proc_crypto_block(const std::string &driver)
 {
 	std::ifstream f("/proc/crypto");
@@ -115,7 +133,7 @@ TEST(Zswap, EnginePathUnderSwapPressure)
 	// hand-off so that the engines run under swap pressure
 	ASSERT_EQ(sysfs_write(kDbg + "/handoff", "always"), 0);
 	auto before = debug_stats();
-	auto r = zbatch::run_workload(workload(128));
+	auto r = zbatch::run_workload(pressed(48, 36));
 	sysfs_write(kDbg + "/handoff", "auto");
 	sysfs_write(kSys + "/acomp_inline", "1");
 	ASSERT_TRUE(r) << r.error().message;
@@ -182,7 +200,7 @@ TEST_P(ZswapFault, EnginePathLosesNothing)
 	else
 		ASSERT_EQ(sysfs_write(kDbg + "/dev0/wq0/fault", f), 0);
 	auto before = debug_stats();
-	auto r = zbatch::run_workload(workload(128));
+	auto r = zbatch::run_workload(pressed(32, 24));
 	sysfs_write(kDbg + "/dev0/wq0/fault", "none");
 	sysfs_write(kDbg + "/fault_nomem", "0");
 	sysfs_write(kDbg + "/handoff", "auto");
