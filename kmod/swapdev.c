@@ -296,9 +296,46 @@ struct zb_put {
 	const void *data;
 };
 
+/* A page compressed to @len bytes at @dst: stored so, or raw from @src. */
+static struct zb_put page_put(struct zb_swapdev *z, unsigned long index, const u8 *src,
+			      unsigned int len, const void *dst)
+{
+	/* no smaller than a huge object: keep it raw, read it free */
+	if (len >= zs_huge_class_size(z->pool))
+		return (struct zb_put){ index, 1, PAGE_SIZE, src };
+	return (struct zb_put){ index, 1, len, dst };
+}
+
+/*
+ * A unit that did not save a page (@req gave -ENOSPC): its pages stored
+ * one by one, each compressed alone on the stream's own context into the
+ * unit's share of the output (a page each), raw where it does not
+ * compress: a unit of one incompressible page and three of text keeps
+ * what the text pages save. @req is reused. Return: the puts, in @puts.
+ */
+static unsigned int unit_pages_put(struct zb_swapdev *z, struct zb_io *io,
+				   const struct zb_item *it, struct zbatch_req *req,
+				   struct zb_put *puts)
+{
+	u8 *out = req->dst;
+	unsigned int p;
+
+	for (p = 0; p < it->pages; p++) {
+		const u8 *src = it->src + p * PAGE_SIZE;
+		u8 *dst = out + p * PAGE_SIZE;
+
+		zbatch_req_init(req, ZBATCH_OP_COMPRESS, src, PAGE_SIZE, dst, PAGE_SIZE);
+		if (zbatch_run_inline(&io->ctx, req, z->codec))
+			puts[p] = (struct zb_put){ it->index + p, 1, PAGE_SIZE, src };
+		else
+			puts[p] = page_put(z, it->index + p, src, req->produced, dst);
+	}
+	return it->pages;
+}
+
 /*
  * What @io's batch gives to store, in index order: a page compressed or
- * raw, a unit, or a unit's pages raw. Return: how many, in @puts.
+ * raw, a unit, or a unit's pages one by one. Return: how many, in @puts.
  */
 static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_put *puts)
 {
@@ -309,23 +346,19 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 		struct zbatch_req *req = &io->req[i];
 
 		if (!req->status && it->pages == 1) {
-			/* no smaller than a huge object: keep it raw, read it free */
-			if (req->produced >= zs_huge_class_size(z->pool))
-				puts[n++] = (struct zb_put){ it->index, 1, PAGE_SIZE, it->src };
-			else
-				puts[n++] = (struct zb_put){ it->index, 1, req->produced,
-							     req->dst };
+			puts[n++] = page_put(z, it->index, it->src, req->produced, req->dst);
 		} else if (!req->status) {
 			puts[n++] = (struct zb_put){ it->index, it->pages, req->produced,
 						     req->dst };
+		} else if (req->status == -ENOSPC && it->pages > 1) {
+			zb_stat_add(z, ZBS_UNIT_FALLBACKS, 1);
+			n += unit_pages_put(z, io, it, req, puts + n);
 		} else {
 			/*
-			 * Did not compress (-ENOSPC), or compression failed:
-			 * every page raw. A compressor's error never fails
-			 * a swap-out.
+			 * A page that did not compress (-ENOSPC), or a failed
+			 * compression: every page raw. A compressor's error
+			 * never fails a swap-out.
 			 */
-			if (it->pages > 1)
-				zb_stat_add(z, ZBS_UNIT_FALLBACKS, 1);
 			if (req->status != -ENOSPC)
 				zb_stat_add(z, ZBS_COMP_ERRORS, 1);
 			for (p = 0; p < it->pages; p++)

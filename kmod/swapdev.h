@@ -74,7 +74,7 @@ enum zb_dev_stat {
 	ZBS_HUGE_PAGES,		/* stored raw: did not compress */
 	ZBS_HUGE_PAGES_SINCE,	/* stored raw, ever */
 	ZBS_UNITS,		/* units stored now */
-	ZBS_UNIT_FALLBACKS,	/* units that did not compress: pages raw */
+	ZBS_UNIT_FALLBACKS,	/* units that saved no page: stored page by page */
 	ZBS_FAILED_READS,
 	ZBS_FAILED_WRITES,
 	ZBS_INVALID_IO,

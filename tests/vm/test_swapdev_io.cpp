@@ -270,3 +270,42 @@ TEST(SwapdevIo, MmStatHasZramsFields)
 	EXPECT_EQ(b[0], kPage) << "orig_data_size";
 	std::free(mem);
 }
+
+// A unit that does not save a page (all but one of its pages random) is
+// stored page by page, each compressed alone: the text page keeps what it
+// saves, and each page reads back as written, whole or scattered. Units
+// used to fall back to every page raw.
+TEST(SwapdevIo, UnitThatSavesNoPageIsStoredPageByPageCompressed)
+{
+	for (const char *unit : {"16k", "64k"}) {
+		SCOPED_TRACE(unit);
+		Device d(unit);
+		ThpMadvise thp;
+		HugeBuffer b;
+		ASSERT_TRUE(b.p && b.huge()) << "no THP: cannot build a multi-page bvec";
+		const size_t n = std::string(unit) == "16k" ? 4 : 16;
+		auto want = zbatch::generate(zbatch::Pattern::Random, n * kPage, 21);
+		auto txt = zbatch::generate(zbatch::Pattern::Text, kPage, 22);
+		std::memcpy(want.data() + (n - 1) * kPage, txt.data(), kPage);
+		std::memcpy(b.p, want.data(), want.size());
+		ASSERT_EQ(::pwrite(d.fd, b.p, n * kPage, 0), ssize_t(n * kPage));
+		EXPECT_EQ(d.unit_stat("units"), 0);
+		EXPECT_EQ(d.unit_stat("unit_fallbacks"), 1);
+		auto mm = d.mm_stat();
+		ASSERT_EQ(mm.size(), 9u);
+		EXPECT_EQ(mm[7], n - 1) << "huge_pages: the random pages raw";
+		EXPECT_LT(mm[1], (n - 1) * kPage + kPage / 2)
+			<< "compr_data_size: the text page must be stored compressed";
+
+		std::memset(b.p, 0xee, n * kPage);
+		ASSERT_EQ(::pread(d.fd, b.p, n * kPage, 0), ssize_t(n * kPage));
+		EXPECT_EQ(std::memcmp(b.p, want.data(), n * kPage), 0) << "read as one bvec";
+		std::vector<uint8_t *> pages;
+		for (size_t i = 0; i < n; i++)
+			pages.push_back(b.p + (2 * n - 1 - i) * kPage);
+		ASSERT_EQ(preadv_pages(d.fd, pages, 0), ssize_t(n * kPage));
+		for (size_t i = 0; i < n; i++)
+			EXPECT_EQ(std::memcmp(pages[i], want.data() + i * kPage, kPage), 0)
+				<< "page " << i << ", read page by page";
+	}
+}
