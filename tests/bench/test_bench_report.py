@@ -9,6 +9,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,10 +38,51 @@ class Swapdev(unittest.TestCase):
         self.assertIn("**2.00** (2.00, 2.00)", br.swapdev_table([p, p]))
 
     def test_codec_share_and_limit(self):
-        # 8000 codec pages x 61035 ns over zram's 1 s: f 0.49, limit 1.32;
-        # zbatch 1.25x reaches 94% of it
+        # the boot's cost lines: 8000 codec pages x 61035 ns over zram's 1 s
+        # swap-out: f 0.49, limit 1.32, zbatch 1.25x reaches 94% of it;
+        # x 30517 ns over its 1 s swap-in: f 0.24, limit 1.14, and 1.25x is
+        # above it
         t = br.swapdev_table([os.path.join(RUN, "swapdev-runs-1.txt")])
-        self.assertIn("| 1.25 [1.25-1.25] | 1.32 (f 0.49, 94%) |", t)
+        self.assertIn("| 1.25 [1.25-1.25] | 1.32 (f 0.49, 94%) | "
+                      "1.25 [1.25-1.25] | 1.14 (f 0.24, 110%: above the limit) |", t)
+
+    def boot(self, text):
+        f = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
+        self.addCleanup(os.unlink, f.name)
+        f.write(text)
+        f.close()
+        return f.name
+
+    ZRAM = "zram lz4 - 64kB real 1 whole 1 {out} 1.0 1.0 0.0 33554432 16777216 17000000 0 0 192 0 0\n"
+    ZB = "zbatch lz4 4k 64kB real 1 whole 1 {out} 1.0 1.0 0.0 33554432 16777216 17000000 0 0 192 0 0\n"
+
+    def test_each_boot_against_its_own_limit(self):
+        # boot 1: f 0.49 (limit 1.32), 1.25x: 94%; boot 2: f 0.80 (limit
+        # 1.67), 1.50x: 90%. Medians: limit 1.49, f 0.64, share 92%
+        b1 = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=0.8) +
+                       "cost lz4 real compress 61035\n")
+        b2 = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=1 / 1.5) +
+                       "cost lz4 real compress 100000\n")
+        t = br.swapdev_table([b1, b2])
+        self.assertIn("| **1.38** (1.25, 1.50) | 1.49 (f 0.64, 92% (94, 90)) |", t)
+
+    def test_f_of_one_or_more_is_no_limit(self):
+        b = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=0.8) +
+                      "cost lz4 real compress 200000\n")
+        self.assertIn("| 1.25 [1.25-1.25] | invalid: f 1.60 >= 1 |", br.swapdev_table([b]))
+
+    def test_a_boot_without_the_configuration(self):
+        # boot 1 has only zram's run: its cell is '-', not a crash
+        b1 = self.boot(self.ZRAM.format(out=1.0))
+        b2 = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=0.8))
+        self.assertIn("| **1.25** (-, 1.25) |", br.swapdev_table([b1, b2]))
+
+    def test_empty_boot_is_named(self):
+        b1 = self.boot("# nothing\n")
+        b2 = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=0.8))
+        t = br.swapdev_table([b1, b2])
+        self.assertIn("**No runs in " + os.path.basename(b1), t)
+        self.assertIn("(no runs:", br.swapdev_table([b1]))
 
     def test_stored_against_the_codec_on_blocks(self):
         # 16k units stored 15000000 of 33554432 bytes; lz4 alone on 16 KiB
@@ -51,29 +93,31 @@ class Swapdev(unittest.TestCase):
         self.assertIn("against 4 KiB blocks: 16k blocks -10.0%", t)
 
     def test_wrong_field_count_names_the_line(self):
-        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
-            f.write("zram lz4 - 64kB real 1 whole 1 1.0\n")
+        p = self.boot("zram lz4 - 64kB real 1 whole 1 1.0\n")
         with self.assertRaises(SystemExit) as e:
-            br.load_swap(f.name)
-        os.unlink(f.name)
+            br.load_swap(p)
         self.assertIn(":1: 9 fields", str(e.exception))
+
+    def test_not_a_number_names_the_line(self):
+        p = self.boot(self.ZRAM.format(out="null"))
+        with self.assertRaises(SystemExit) as e:
+            br.load_swap(p)
+        self.assertIn(":1: pageout_s is 'null'", str(e.exception))
 
 
 class Doc(unittest.TestCase):
     def setUp(self):
         self.top = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.top)
         os.makedirs(os.path.join(self.top, "Documentation"))
         os.makedirs(os.path.join(self.top, "bench"))
         shutil.copy(os.path.join(TOP, "Documentation", "performance.md"),
                     os.path.join(self.top, "Documentation"))
         self.doc = os.path.join(self.top, "Documentation", "performance.md")
 
-    def tearDown(self):
-        shutil.rmtree(self.top)
-
-    def run_doc(self):
+    def run_doc(self, run=RUN):
         with redirect_stdout(io.StringIO()):
-            br.doc(RUN, self.top)
+            br.doc(run, self.top)
         with open(self.doc, encoding="utf-8") as f:
             return f.read()
 
@@ -85,7 +129,10 @@ class Doc(unittest.TestCase):
         self.assertIn("| lz4 | compress | sync | 1.50 (1.50, 1.50) | 1.85 (1.80, 1.90) | "
                       "123% (120, 127) | 80% | 1.00 (1.00, 1.00) | 1.85 (1.80, 1.90) | "
                       "1.87 (1.87, 1.87) | 1.10 (1.10, 1.10) | no: over ceiling, cpu |", text)
-        self.assertIn("| lz4 | 1.20 | 0.80 | 0.90 | 0.500 | 0.500 |", text)
+        # zswap: write 1200/1000, read 400/500, system CPU 1.8/2.0; stored
+        # 204800 and 184320 bytes for 100 pages
+        self.assertIn("| lz4 | 1.20 | 0.80 | 0.90 | 0.500 | 0.450 |", text)
+        self.assertIn("(every part ran)", text)
         self.assertIn("7.25 (7.20, 7.30) | yes |", text)
         self.assertIn("| -10.0% | -0.7% |", text)
         # filled twice: the same document (the blocks replace, never append)
@@ -103,6 +150,38 @@ class Doc(unittest.TestCase):
             self.run_doc()
         self.assertIn("bench:nosuch", str(e.exception))
 
+    def test_document_unchanged_after_an_error(self):
+        with open(self.doc, "a", encoding="utf-8") as f:
+            f.write("\n<!-- bench:nosuch -->\nx\n<!-- /bench -->\n")
+        with open(self.doc, encoding="utf-8") as f:
+            before = f.read()
+        with self.assertRaises(SystemExit):
+            self.run_doc()
+        with open(self.doc, encoding="utf-8") as f:
+            self.assertEqual(f.read(), before)
+
+    def test_unclosed_block_is_an_error(self):
+        with open(self.doc, encoding="utf-8") as f:
+            text = f.read()
+        with open(self.doc, "w", encoding="utf-8") as f:
+            f.write(re.sub(r"(<!-- bench:took -->[^<]*)<!-- /bench -->", r"\1", text, count=1))
+        with self.assertRaises(SystemExit) as e:
+            self.run_doc()
+        self.assertIn("'bench:took' has no '<!-- /bench -->'", str(e.exception))
+
+    def test_each_failed_part_on_its_own(self):
+        run = os.path.join(self.top, "run")
+        shutil.copytree(RUN, run)
+        with open(os.path.join(run, "meta"), "a", encoding="utf-8") as f:
+            f.write("failed=the batch-2 part (vm-run status 1, guest console in x; y): "
+                    "its figures are missing or partial\n"
+                    "failed=the run stopped before its end\n")
+        text = self.run_doc(run)
+        self.assertIn("**FAILED: the batch-2 part (vm-run status 1, guest console in x; y): "
+                      "its figures are missing or partial.**\n\n**FAILED: the run stopped "
+                      "before its end.**", text)
+        self.assertNotIn("(every part ran)", text)
+
     def test_missing_marker_is_an_error(self):
         with open(self.doc, encoding="utf-8") as f:
             text = f.read()
@@ -116,10 +195,11 @@ class Doc(unittest.TestCase):
 class Demo(unittest.TestCase):
     def test_demo_summary(self):
         d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
         shutil.copy(os.path.join(RUN, "batch-1", "batch.txt"), d)
         shutil.copy(os.path.join(HERE, "swapdev-runs.txt"), os.path.join(d, "demo-runs.txt"))
-        out = subprocess.run([SCRIPT, "demo", d], check=True, capture_output=True, text=True).stdout
-        shutil.rmtree(d)
+        out = subprocess.run([sys.executable, SCRIPT, "demo", d], check=True,
+                             capture_output=True, text=True).stdout
         self.assertIn("lz4   compress      1.80x   [1.80-1.80]    1.00x  1.10x   1.50x", out)
         self.assertIn("| lz4 | 16k | 64kB mTHP | 1 | whole | 2.00 [2.00-2.00]", out)
 

@@ -5,12 +5,14 @@
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <thread>
 
 #include <gtest/gtest.h>
 
 #include "vm_util.hpp"
+#include "zbatch/paths.hpp"
 #include "zbatch/workload.hpp"
 
 using namespace vmtest;
@@ -45,8 +47,15 @@ zbatch::WorkloadConfig workload(size_t mib)
 zbatch::WorkloadConfig pressed(size_t mib, size_t max_mib)
 {
 	auto c = workload(mib);
-	// the memory controller for the root's children (once per boot)
-	std::ofstream("/sys/fs/cgroup/cgroup.subtree_control") << "+memory\n";
+	// the memory controller for the root's children (once per boot); a
+	// guest without it cannot press: say so before the workload fails
+	if (sysfs_read(zbatch::kCgroupDir + "/cgroup.controllers").find("memory") ==
+	    std::string::npos)
+		ADD_FAILURE() << "no memory controller in " << zbatch::kCgroupDir
+			      << "/cgroup.controllers: the guest kernel cannot limit the workload";
+	else if (int e = sysfs_write(zbatch::kCgroupDir + "/cgroup.subtree_control", "+memory"))
+		ADD_FAILURE() << "cannot enable the memory controller for the root's children: "
+			      << std::strerror(e);
 	c.cgroup = "zbatch-zswap-test";
 	c.memory_max = std::to_string(max_mib) + "M";
 	return c;
