@@ -349,29 +349,41 @@ size_t zbatch_ctx_bytes(void)
 	return n;
 }
 
+/* @ctx's buffer for verify_compress, allocated (and accounted) once. */
+static void *ctx_verify_buf(struct zbatch_ctx *ctx, gfp_t gfp)
+{
+	if (!ctx->verify_buf) {
+		ctx->verify_buf = kvmalloc(ZBATCH_MAX_LEN, gfp);
+		if (ctx->verify_buf)
+			pooled_add(ctx, ctx->verify_buf, ZBATCH_MAX_LEN);
+	}
+	return ctx->verify_buf;
+}
+
 int zbatch_ctx_prepare(struct zbatch_ctx *ctx, unsigned int id)
 {
 	if (!zbatch_codec(id))
 		return -EINVAL;
 	if (!ctx_wrk(ctx, id, GFP_KERNEL))
 		return -ENOMEM;
-	if (!ctx->verify_buf) {
-		ctx->verify_buf = kvmalloc(ZBATCH_MAX_LEN, GFP_KERNEL);
-		if (!ctx->verify_buf) {
-			zbatch_ctx_free(ctx);
-			return -ENOMEM;
-		}
-		pooled_add(ctx, ctx->verify_buf, ZBATCH_MAX_LEN);
+	if (!ctx_verify_buf(ctx, GFP_KERNEL)) {
+		zbatch_ctx_free(ctx);
+		return -ENOMEM;
 	}
 	return 0;
 }
 
 /*
  * Submitter contexts: a pool that grows to the number of concurrent
- * submitters running descriptors themselves.
+ * submitters running descriptors themselves. Each CPU keeps the last
+ * context put back on it (ctx_cache, taken and left with one atomic
+ * exchange: a submitter that finds it never takes the mutex); the others
+ * wait in ctx_pool. So the pool holds at most the peak of concurrent
+ * submitters plus one context per CPU that ever submitted.
  */
 static DEFINE_MUTEX(ctx_pool_lock);	/* protects ctx_pool */
 static LIST_HEAD(ctx_pool);
+static DEFINE_PER_CPU(struct zbatch_ctx *, ctx_cache);
 
 unsigned int zbatch_fault_nomem;
 u64 zbatch_clock_skew_ns;
@@ -386,6 +398,9 @@ struct zbatch_ctx *zbatch_ctx_get(void)
 	if (every && !((unsigned int)atomic_inc_return(&nomem_seq) % every))
 		return NULL;
 
+	ctx = this_cpu_xchg(ctx_cache, NULL);
+	if (ctx)
+		return ctx;
 	mutex_lock(&ctx_pool_lock);
 	ctx = list_first_entry_or_null(&ctx_pool, struct zbatch_ctx, node);
 	if (ctx)
@@ -404,16 +419,25 @@ struct zbatch_ctx *zbatch_ctx_get(void)
 
 void zbatch_ctx_put(struct zbatch_ctx *ctx)
 {
+	if (!this_cpu_cmpxchg(ctx_cache, NULL, ctx))
+		return;		/* this CPU's slot was free: it keeps @ctx */
 	mutex_lock(&ctx_pool_lock);
 	list_add(&ctx->node, &ctx_pool);
 	mutex_unlock(&ctx_pool_lock);
 }
 
+/* Once nothing submits (module load failed, or unload). */
 void zbatch_ctx_pool_destroy(void)
 {
 	struct zbatch_ctx *ctx, *tmp;
+	int cpu;
 
 	mutex_lock(&ctx_pool_lock);
+	for_each_possible_cpu(cpu) {
+		ctx = xchg(per_cpu_ptr(&ctx_cache, cpu), NULL);
+		if (ctx)
+			list_add(&ctx->node, &ctx_pool);
+	}
 	list_for_each_entry_safe(ctx, tmp, &ctx_pool, node) {
 		list_del(&ctx->node);
 		zbatch_ctx_free(ctx);
@@ -431,12 +455,8 @@ static int verify_one(struct zbatch_ctx *ctx, const struct zbatch_codec_ops *c,
 {
 	unsigned int n = ZBATCH_MAX_LEN;
 
-	if (!ctx->verify_buf) {
-		ctx->verify_buf = kvmalloc(ZBATCH_MAX_LEN, GFP_NOIO);
-		if (!ctx->verify_buf)
-			return -ENOMEM;
-		pooled_add(ctx, ctx->verify_buf, ZBATCH_MAX_LEN);
-	}
+	if (!ctx_verify_buf(ctx, GFP_NOIO))
+		return -ENOMEM;
 	if (c->decompress(wrk, dst, dlen, ctx->verify_buf, &n) || n != slen ||
 	    memcmp(ctx->verify_buf, src, slen))
 		return -EIO;
