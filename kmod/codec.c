@@ -398,6 +398,7 @@ struct zbatch_ctx *zbatch_ctx_get(void)
 	if (every && !((unsigned int)atomic_inc_return(&nomem_seq) % every))
 		return NULL;
 
+	might_sleep();
 	ctx = this_cpu_xchg(ctx_cache, NULL);
 	if (ctx)
 		return ctx;
@@ -419,6 +420,7 @@ struct zbatch_ctx *zbatch_ctx_get(void)
 
 void zbatch_ctx_put(struct zbatch_ctx *ctx)
 {
+	might_sleep();
 	if (!this_cpu_cmpxchg(ctx_cache, NULL, ctx))
 		return;		/* this CPU's slot was free: it keeps @ctx */
 	mutex_lock(&ctx_pool_lock);
@@ -426,7 +428,10 @@ void zbatch_ctx_put(struct zbatch_ctx *ctx)
 	mutex_unlock(&ctx_pool_lock);
 }
 
-/* Once nothing submits (module load failed, or unload). */
+/*
+ * Once nothing submits (module load failed, or unload): nothing then
+ * touches a CPU's slot, so the plain xchg() of another CPU's is safe.
+ */
 void zbatch_ctx_pool_destroy(void)
 {
 	struct zbatch_ctx *ctx, *tmp;

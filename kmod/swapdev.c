@@ -307,39 +307,21 @@ static struct zb_put page_put(struct zb_swapdev *z, unsigned long index, const u
 }
 
 /*
- * A unit that did not save a page (@req gave -ENOSPC): its pages stored
- * one by one, each compressed alone on the stream's own context into the
- * unit's share of the output (a page each), raw where it does not
- * compress: a unit of one incompressible page and three of text keeps
- * what the text pages save. @req is reused. Return: the puts, in @puts.
- */
-static unsigned int unit_pages_put(struct zb_swapdev *z, struct zb_io *io,
-				   const struct zb_item *it, struct zbatch_req *req,
-				   struct zb_put *puts)
-{
-	u8 *out = req->dst;
-	unsigned int p;
-
-	for (p = 0; p < it->pages; p++) {
-		const u8 *src = it->src + p * PAGE_SIZE;
-		u8 *dst = out + p * PAGE_SIZE;
-
-		zbatch_req_init(req, ZBATCH_OP_COMPRESS, src, PAGE_SIZE, dst, PAGE_SIZE);
-		if (zbatch_run_inline(&io->ctx, req, z->codec))
-			puts[p] = (struct zb_put){ it->index + p, 1, PAGE_SIZE, src };
-		else
-			puts[p] = page_put(z, it->index + p, src, req->produced, dst);
-	}
-	return it->pages;
-}
-
-/*
  * What @io's batch gives to store, in index order: a page compressed or
- * raw, a unit, or a unit's pages one by one. Return: how many, in @puts.
+ * raw, a unit, or the pages of a unit that did not save a page (-ENOSPC):
+ * those are compressed alone in a second batch on the same stream (the
+ * same executors, engines or IAA, as the first, so a retry of the write
+ * gets the same lengths), each into its share of the unit's output, raw
+ * where it does not compress, same-filled ones stored now: a unit of one
+ * incompressible page and three of text keeps what the text saves.
+ * Return: how many, in @puts.
  */
 static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_put *puts)
 {
-	unsigned int i, p, n = 0;
+	u8 *dst[ZB_IO_REQS];
+	u8 slot[ZB_IO_REQS];	/* page request k of the second batch fills puts[slot[k]] */
+	unsigned int i, p, n = 0, k = 0;
+	unsigned long word;
 
 	for (i = 0; i < io->n; i++) {
 		struct zb_item *it = &io->item[i];
@@ -347,24 +329,49 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 
 		if (!req->status && it->pages == 1) {
 			puts[n++] = page_put(z, it->index, it->src, req->produced, req->dst);
-		} else if (!req->status) {
+			continue;
+		}
+		if (!req->status) {
 			puts[n++] = (struct zb_put){ it->index, it->pages, req->produced,
 						     req->dst };
-		} else if (req->status == -ENOSPC && it->pages > 1) {
-			zb_stat_add(z, ZBS_UNIT_FALLBACKS, 1);
-			n += unit_pages_put(z, io, it, req, puts + n);
-		} else {
-			/*
-			 * A page that did not compress (-ENOSPC), or a failed
-			 * compression: every page raw. A compressor's error
-			 * never fails a swap-out.
-			 */
-			if (req->status != -ENOSPC)
-				zb_stat_add(z, ZBS_COMP_ERRORS, 1);
-			for (p = 0; p < it->pages; p++)
-				puts[n++] = (struct zb_put){ it->index + p, 1, PAGE_SIZE,
-							     it->src + p * PAGE_SIZE };
+			continue;
 		}
+		/* a compressor's error never fails a swap-out: the pages raw */
+		if (req->status != -ENOSPC)
+			zb_stat_add(z, ZBS_COMP_ERRORS, 1);
+		else if (it->pages > 1)
+			zb_stat_add(z, ZBS_UNIT_FALLBACKS, 1);
+		for (p = 0; p < it->pages; p++) {
+			const u8 *src = it->src + p * PAGE_SIZE;
+
+			if (req->status == -ENOSPC && it->pages > 1) {
+				if (zb_page_same_filled(src, &word)) {
+					zb_store_same(z, it->index + p, word);
+					continue;
+				}
+				dst[k] = (u8 *)req->dst + p * PAGE_SIZE;
+				slot[k++] = n;
+			}
+			puts[n++] = (struct zb_put){ it->index + p, 1, PAGE_SIZE, src };
+		}
+	}
+	if (!k)
+		return n;
+	/* the first batch's results are all in @puts: its requests are free */
+	zbatch_batch_init(&io->batch, io->codec, ZBATCH_KF_ASYNC_IRQ);
+	io->batch.ctx = &io->ctx;
+	io->n = 0;
+	for (i = 0; i < k; i++)
+		io_add(io, ZBATCH_OP_COMPRESS, puts[slot[i]].data, PAGE_SIZE, dst[i], PAGE_SIZE);
+	io_run(z, io, WRITE);
+	for (i = 0; i < k; i++) {
+		struct zbatch_req *req = &io->req[i];
+		struct zb_put *pt = &puts[slot[i]];
+
+		if (!req->status)
+			*pt = page_put(z, pt->index, pt->data, req->produced, dst[i]);
+		else if (req->status != -ENOSPC)
+			zb_stat_add(z, ZBS_COMP_ERRORS, 1);
 	}
 	return n;
 }

@@ -38,13 +38,13 @@ class Swapdev(unittest.TestCase):
         self.assertIn("**2.00** (2.00, 2.00)", br.swapdev_table([p, p]))
 
     def test_codec_share_and_limit(self):
-        # the boot's cost lines: 8000 codec pages x 61035 ns over zram's 1 s
-        # swap-out: f 0.49, limit 1.32, zbatch 1.25x reaches 94% of it;
-        # x 30517 ns over its 1 s swap-in: f 0.24, limit 1.14, and 1.25x is
+        # the boot's cost lines: 8192 pages x 61035 ns over zram's 1 s
+        # swap-out: f 0.50, limit 1.33, zbatch 1.25x reaches 94% of it;
+        # x 30517 ns over its 1 s swap-in: f 0.25, limit 1.14, and 1.25x is
         # above it
         t = br.swapdev_table([os.path.join(RUN, "swapdev-runs-1.txt")])
-        self.assertIn("| 1.25 [1.25-1.25] | 1.32 (f 0.49, 94%) | "
-                      "1.25 [1.25-1.25] | 1.14 (f 0.24, 110%: above the limit) |", t)
+        self.assertIn("| 1.25 [1.25-1.25] | 1.33 (f 0.50, 94%) | "
+                      "1.25 [1.25-1.25] | 1.14 (f 0.25, 109%: above the limit) |", t)
 
     def boot(self, text):
         f = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
@@ -57,19 +57,19 @@ class Swapdev(unittest.TestCase):
     ZB = "zbatch lz4 4k 64kB real 1 whole 1 {out} 1.0 1.0 0.0 33554432 16777216 17000000 0 0 192 0 0\n"
 
     def test_each_boot_against_its_own_limit(self):
-        # boot 1: f 0.49 (limit 1.32), 1.25x: 94%; boot 2: f 0.80 (limit
-        # 1.67), 1.50x: 90%. Medians: limit 1.49, f 0.64, share 92%
+        # boot 1: f 0.50 (limit 1.33), 1.25x: 94%; boot 2: f 0.82 (limit
+        # 1.69), 1.50x: 89%. Medians: limit 1.51, f 0.66, share 91%
         b1 = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=0.8) +
                        "cost lz4 real compress 61035\n")
         b2 = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=1 / 1.5) +
                        "cost lz4 real compress 100000\n")
         t = br.swapdev_table([b1, b2])
-        self.assertIn("| **1.38** (1.25, 1.50) | 1.49 (f 0.64, 92% (94, 90)) |", t)
+        self.assertIn("| **1.38** (1.25, 1.50) | 1.51 (f 0.66, 91% (94, 89)) |", t)
 
     def test_f_of_one_or_more_is_no_limit(self):
         b = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=0.8) +
                       "cost lz4 real compress 200000\n")
-        self.assertIn("| 1.25 [1.25-1.25] | invalid: f 1.60 >= 1 |", br.swapdev_table([b]))
+        self.assertIn("| 1.25 [1.25-1.25] | invalid: f 1.64 >= 1 |", br.swapdev_table([b]))
 
     def test_a_boot_without_the_configuration(self):
         # boot 1 has only zram's run: its cell is '-', not a crash

@@ -169,7 +169,9 @@ TEST(Dispatch, EnginesHelpOnlyOnIdleCpus)
 	// quick posts of the first 0.2 s come again after each (one run on a
 	// loaded host: 30 posts, 2 taken, in 1.43 s)
 	const double taken = std::max(0.0, double(busy.handoffs) - double(busy.misses));
-	const double allowed = 12 * (1 + taken) + busy.wall_s / 0.102 * 1.25;
+	// (and never half the 192 slices, whatever the busy engine took)
+	const double allowed =
+		std::min(96.0, 12 * (1 + taken) + busy.wall_s / 0.102 * 1.25);
 	RecordProperty("busy_handoffs_allowed", std::to_string(allowed));
 	EXPECT_LT(busy.handoffs, allowed) << "dispatch kept posting to the busy CPU's engine";
 }

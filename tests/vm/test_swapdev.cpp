@@ -373,15 +373,20 @@ TEST_P(SwapdevFault, SwapWorkloadLosesNothing)
 	auto s0 = stats();
 	// every descriptor to the engines, except for the allocation faults:
 	// the submitter's own share is where it uses its context
-	bool alloc = f == "nomem" || f == "alloc";
+	// "alloc random": units that save no page, stored page by page in a
+	// second batch, under the same allocation faults (the write's retry
+	// must meet the same lengths)
+	bool random = f == "alloc random";
+	bool alloc = f == "nomem" || f == "alloc" || random;
 	ASSERT_EQ(sysfs_write(kDbg + "/handoff", alloc ? "auto" : "always"), 0);
 	if (f == "nomem")
 		ASSERT_EQ(sysfs_write(kDbg + "/fault_nomem", "3"), 0);
-	else if (f == "alloc")
+	else if (f == "alloc" || random)
 		ASSERT_EQ(sysfs_write(kDbg + "/fault_swap_alloc", "3"), 0);
 	else
 		ASSERT_EQ(sysfs_write(kDbg + "/dev0/wq0/fault", f), 0);
-	auto r = zbatch::run_workload(pageout(24, zbatch::Pattern::Mixed, "64kB"));
+	auto r = zbatch::run_workload(
+		pageout(24, random ? zbatch::Pattern::Random : zbatch::Pattern::Mixed, "64kB"));
 	sysfs_write(kDbg + "/dev0/wq0/fault", "none");
 	sysfs_write(kDbg + "/fault_nomem", "0");
 	sysfs_write(kDbg + "/fault_swap_alloc", "0");
@@ -394,20 +399,24 @@ TEST_P(SwapdevFault, SwapWorkloadLosesNothing)
 	ASSERT_TRUE(r) << r.error().message;
 	EXPECT_EQ(r->bad_bytes, 0u) << f;
 	EXPECT_EQ(i.failed_reads + i.failed_writes, 0u) << f;
-	if (f == "full")
+	if (f == "full") {
 		EXPECT_GT(s1["enqueue_retries"] - s0["enqueue_retries"], 0);
-	else if (f == "nomem")
+	} else if (f == "nomem") {
 		EXPECT_EQ(us(i, "comp_errors") + us(i, "decomp_redone"), 0)
 			<< "the device used a context from the shared pool";
-	else if (f == "alloc")
+	} else if (f == "alloc" || random) {
 		EXPECT_GT(us(i, "write_stalls"), 0) << "no store took the slow path";
-	else
+		if (random) {
+			EXPECT_GT(us(i, "unit_fallbacks"), 0) << "no unit was stored page by page";
+		}
+	} else {
 		EXPECT_GT(s1["device_errors"] - s0["device_errors"], 0) << f;
+	}
 }
 
 INSTANTIATE_TEST_SUITE_P(Faults, SwapdevFault,
 			 ::testing::Values("status 0x04 0 4", "status 0x20 0 4", "status 0x0a 0x05 4",
-					   "corrupt 4", "full", "nomem", "alloc"),
+					   "corrupt 4", "full", "nomem", "alloc", "alloc random"),
 			 [](const auto &info) {
 				 std::string n;
 				 for (char c : info.param)
