@@ -58,6 +58,7 @@ static struct kobject *zb_kobj;
 #define ZB_IO_REQS	16
 /* What read_region()'s "an empty context takes any region" rests on. */
 static_assert(ZB_IO_REQS >= ZB_UNIT_MAX_PAGES && ZB_IO_REQS <= ZBATCH_MAX_BATCH);
+static_assert(ZB_IO_REQS <= U8_MAX);	/* io_puts() keeps request slots in u8 */
 static_assert(ZB_OUT >= (2 * ZB_UNIT_MAX_PAGES - 1) * PAGE_SIZE);
 static_assert(ZB_WIN <= ZBATCH_MAX_LEN && ZB_UNIT_MAX_PAGES <= BITS_PER_LONG);
 
@@ -189,13 +190,19 @@ static void streams_destroy(struct zb_swapdev *z)
 	z->streams = NULL;
 }
 
-/* An empty batch; the previous one, if any, has finished. */
-static void io_reset(struct zb_io *io)
+/* A new batch on @io, its buffers kept (what was produced is still read). */
+static void io_batch_init(struct zb_io *io)
 {
 	/* async_irq: the submitter sleeps rather than spins on the engines */
 	zbatch_batch_init(&io->batch, io->codec, ZBATCH_KF_ASYNC_IRQ);
 	io->batch.ctx = &io->ctx;
 	io->n = 0;
+}
+
+/* An empty batch and empty buffers; the previous batch, if any, has finished. */
+static void io_reset(struct zb_io *io)
+{
+	io_batch_init(io);
 	io->used = 0;
 	io->sused = 0;
 }
@@ -357,12 +364,19 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 	}
 	if (!k)
 		return n;
-	/* the first batch's results are all in @puts: its requests are free */
-	zbatch_batch_init(&io->batch, io->codec, ZBATCH_KF_ASYNC_IRQ);
-	io->batch.ctx = &io->ctx;
-	io->n = 0;
-	for (i = 0; i < k; i++)
-		io_add(io, ZBATCH_OP_COMPRESS, puts[slot[i]].data, PAGE_SIZE, dst[i], PAGE_SIZE);
+	/*
+	 * The first batch's results are all in @puts: its requests are free;
+	 * io->out is kept, the outputs in it are still to be stored.
+	 */
+	io_batch_init(io);
+	for (i = 0; i < k; i++) {
+		struct zb_item *it = io_add(io, ZBATCH_OP_COMPRESS, puts[slot[i]].data,
+					    PAGE_SIZE, dst[i], PAGE_SIZE);
+
+		it->index = puts[slot[i]].index;
+		it->pages = 1;
+		it->src = puts[slot[i]].data;
+	}
 	io_run(z, io, WRITE);
 	for (i = 0; i < k; i++) {
 		struct zbatch_req *req = &io->req[i];

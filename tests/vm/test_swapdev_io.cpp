@@ -309,3 +309,26 @@ TEST(SwapdevIo, UnitThatSavesNoPageIsStoredPageByPageCompressed)
 				<< "page " << i << ", read page by page";
 	}
 }
+
+// The same with a same-filled page among three random ones (a 16k unit
+// that lz4 cannot shrink by a page): the same-filled page takes no memory.
+TEST(SwapdevIo, SameFilledPageOfAUnitThatSavesNoPageTakesNoMemory)
+{
+	Device d("16k");
+	ThpMadvise thp;
+	HugeBuffer b;
+	ASSERT_TRUE(b.p && b.huge()) << "no THP: cannot build a multi-page bvec";
+	auto want = zbatch::generate(zbatch::Pattern::Random, 4 * kPage, 31);
+	std::memset(want.data() + 2 * kPage, 0x5a, kPage);
+	std::memcpy(b.p, want.data(), want.size());
+	ASSERT_EQ(::pwrite(d.fd, b.p, 4 * kPage, 0), ssize_t(4 * kPage));
+	EXPECT_EQ(d.unit_stat("units"), 0);
+	EXPECT_EQ(d.unit_stat("unit_fallbacks"), 1);
+	auto mm = d.mm_stat();
+	ASSERT_EQ(mm.size(), 9u);
+	EXPECT_EQ(mm[5], 1u) << "same_pages";
+	EXPECT_EQ(mm[7], 3u) << "huge_pages";
+	std::memset(b.p, 0xee, 4 * kPage);
+	ASSERT_EQ(::pread(d.fd, b.p, 4 * kPage, 0), ssize_t(4 * kPage));
+	EXPECT_EQ(std::memcmp(b.p, want.data(), 4 * kPage), 0);
+}
