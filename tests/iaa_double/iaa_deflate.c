@@ -2,7 +2,8 @@
 /*
  * IAA's deflate format: a fixed-Huffman compressor and a decoder that
  * enforces the device's 4 KiB history (see iaa_deflate.h). The decoder is
- * in the style of zlib's contrib/puff: canonical codes decoded bit by bit.
+ * in the style of zlib's contrib/puff: canonical codes decoded bit by bit,
+ * except the fixed codes (the double's own output), looked up in tables.
  */
 #ifdef __KERNEL__
 #include <linux/string.h>
@@ -44,6 +45,13 @@ static struct {
 	u8 dcode[30];		/* reversed 5-bit distance codes */
 	u8 lsym[259];		/* length 3..258 -> length symbol - 257 */
 	u8 dsym[IAA_HISTORY + 1];	/* distance 1..4096 -> distance code */
+	/*
+	 * The decoder's fixed codes: the next 9 (5) bits of the stream ->
+	 * (code length << 9) | symbol. Every fixed code is at most 9 bits,
+	 * so a fixed block never takes the bit-by-bit path.
+	 */
+	u16 dlit[1u << 9];
+	u16 ddist[1u << 5];
 } fx;
 
 static u32 reverse(u32 code, unsigned int len)
@@ -95,6 +103,11 @@ static void fixed_tables(void)
 			i++;
 		fx.dsym[len] = (u8)i;
 	}
+	for (sym = 0; sym < 288; sym++)
+		for (i = fx.lcode[sym]; i < 1u << 9; i += 1u << fx.llen[sym])
+			fx.dlit[i] = (u16)(fx.llen[sym] << 9 | sym);
+	for (sym = 0; sym < 32; sym++)	/* 30 and 31 decode, then are refused */
+		fx.ddist[reverse(sym, 5)] = (u16)(5 << 9 | sym);
 	/* tables written before the flag: a racing caller rebuilds the same */
 	__atomic_store_n(&fx.ready, 1, __ATOMIC_RELEASE);
 }
@@ -288,6 +301,29 @@ static int decode(struct state *s, const struct huffman *h)
 	return IAA_E_STREAM;	/* ran out of codes */
 }
 
+/*
+ * A symbol of a fixed block: @tab (fx.dlit or fx.ddist) maps the next
+ * @n bits to the code's length and symbol; bits past the input's end
+ * read as zeros and must not be part of the code.
+ */
+static int decode_fixed(struct state *s, const u16 *tab, unsigned int n)
+{
+	unsigned int len;
+	u16 e;
+
+	while (s->bitcnt < n && s->incnt < s->inlen) {
+		s->bitbuf |= (u32)s->in[s->incnt++] << s->bitcnt;
+		s->bitcnt += 8;
+	}
+	e = tab[s->bitbuf & ((1u << n) - 1)];
+	len = e >> 9;
+	if (len > s->bitcnt)
+		return IAA_E_TRUNCATED;
+	s->bitbuf >>= len;
+	s->bitcnt -= len;
+	return e & 0x1ff;
+}
+
 /* Build a canonical code; incomplete codes are allowed (puff's rule). */
 static int construct(struct huffman *h, const u16 *length, int n)
 {
@@ -336,6 +372,7 @@ static int stored(struct state *s)
 	return IAA_OK;
 }
 
+/* The symbols of a block; NULL codes: the fixed ones, from fx's tables. */
 static int codes(struct state *s, const struct huffman *lencode,
 		 const struct huffman *distcode)
 {
@@ -343,7 +380,7 @@ static int codes(struct state *s, const struct huffman *lencode,
 	u32 len, dist, extra;
 
 	for (;;) {
-		sym = decode(s, lencode);
+		sym = lencode ? decode(s, lencode) : decode_fixed(s, fx.dlit, 9);
 		if (sym < 0)
 			return sym;
 		if (sym < 256) {
@@ -361,7 +398,7 @@ static int codes(struct state *s, const struct huffman *lencode,
 		if (ret)
 			return ret;
 		len = len_base[sym] + extra;
-		sym = decode(s, distcode);
+		sym = distcode ? decode(s, distcode) : decode_fixed(s, fx.ddist, 5);
 		if (sym < 0)
 			return sym;
 		if (sym >= 30)
@@ -385,23 +422,8 @@ static int codes(struct state *s, const struct huffman *lencode,
 
 static int fixed(struct state *s)
 {
-	struct huffman lencode, distcode;
-	u16 lengths[FIXLCODES];
-	int sym;
-
-	for (sym = 0; sym < 144; sym++)
-		lengths[sym] = 8;
-	for (; sym < 256; sym++)
-		lengths[sym] = 9;
-	for (; sym < 280; sym++)
-		lengths[sym] = 7;
-	for (; sym < FIXLCODES; sym++)
-		lengths[sym] = 8;
-	construct(&lencode, lengths, FIXLCODES);
-	for (sym = 0; sym < MAXDCODES; sym++)
-		lengths[sym] = 5;
-	construct(&distcode, lengths, MAXDCODES);
-	return codes(s, &lencode, &distcode);
+	fixed_tables();
+	return codes(s, NULL, NULL);
 }
 
 static int dynamic(struct state *s)

@@ -12,8 +12,8 @@
  * Decompress: IAA accepts stored, fixed and dynamic blocks, but keeps a
  * history of 4 KiB: a distance above IAA_HISTORY is an error, as is one
  * reaching before the start of the output. iaa_inflate() decodes under
- * those rules (puff-style canonical decoding: slow, exact), so a stream
- * it accepts is one the device accepts.
+ * those rules (puff-style canonical decoding, exact; fixed blocks through
+ * lookup tables), so a stream it accepts is one the device accepts.
  */
 #ifndef _IAA_DEFLATE_H
 #define _IAA_DEFLATE_H

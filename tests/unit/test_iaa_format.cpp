@@ -50,12 +50,13 @@ std::vector<uint8_t> page(unsigned kind, size_t len, uint32_t seed)
 }
 
 // Raw deflate with zlib, the software codec's settings (window 2^wbits).
-std::vector<uint8_t> zlib_deflate(const std::vector<uint8_t> &in, int level, int wbits)
+std::vector<uint8_t> zlib_deflate(const std::vector<uint8_t> &in, int level, int wbits,
+				  int strategy = Z_DEFAULT_STRATEGY)
 {
 	z_stream s{};
 	std::vector<uint8_t> out(in.size() * 2 + 64);
 
-	EXPECT_EQ(deflateInit2(&s, level, Z_DEFLATED, -wbits, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	EXPECT_EQ(deflateInit2(&s, level, Z_DEFLATED, -wbits, 8, strategy), Z_OK);
 	s.next_in = const_cast<Bytef *>(in.data());
 	s.avail_in = static_cast<uInt>(in.size());
 	s.next_out = out.data();
@@ -155,6 +156,93 @@ TEST(IaaFormat, SoftwareDeflateWithA4KWindowIsAcceptedByIaa)
 					<< "level " << level << " kind " << kind << " len " << len;
 				EXPECT_EQ(dec, in);
 			}
+		}
+	}
+}
+
+// Fixed blocks from another encoder (zlib's Z_FIXED, several blocks on
+// long inputs, lazy matching): the decoder's fixed tables read them
+// exactly, and a stream cut anywhere is an error.
+TEST(IaaFormat, FixedBlocksOfAnotherEncoderDecodeExactlyAndCutStreamsFail)
+{
+	for (unsigned kind = 0; kind < 4; kind++) {
+		for (size_t len : {1ul, 300ul, 4096ul, 65536ul}) {
+			auto in = page(kind, len, static_cast<uint32_t>(kind + 3 * len));
+			auto c = zlib_deflate(in, 9, 12, Z_FIXED);
+			std::vector<uint8_t> dec(len);
+			uint32_t dlen = static_cast<uint32_t>(len), blocks = 0;
+			int fixed_only = 0;
+			ASSERT_EQ(iaa_inflate(c.data(), static_cast<uint32_t>(c.size()), dec.data(),
+					      &dlen, &blocks, &fixed_only), IAA_OK) << kind << "/" << len;
+			// random bytes: zlib stores what fixed codes would grow
+			EXPECT_TRUE(kind == 1 || fixed_only) << kind << "/" << len;
+			EXPECT_EQ(dlen, len);
+			EXPECT_EQ(dec, in) << kind << "/" << len;
+			if (len != 4096)
+				continue;
+			for (size_t cut = 0; cut < c.size(); cut++) {
+				dlen = static_cast<uint32_t>(len);
+				EXPECT_NE(iaa_inflate(c.data(), static_cast<uint32_t>(cut), dec.data(),
+						      &dlen, nullptr, nullptr), IAA_OK) << kind << " cut " << cut;
+			}
+		}
+	}
+}
+
+// The fixed code's distance symbols 30 and 31 and length symbols 286 and
+// 287 exist in the code but not in the format: refused.
+TEST(IaaFormat, FixedCodesOutsideTheFormatAreRefused)
+{
+	struct Bits {
+		std::vector<uint8_t> b;
+		unsigned n = 0;
+		void put(uint32_t v, unsigned k)	// LSB first
+		{
+			for (unsigned i = 0; i < k; i++, n++) {
+				if (n % 8 == 0)
+					b.push_back(0);
+				b.back() |= static_cast<uint8_t>(((v >> i) & 1) << (n % 8));
+			}
+		}
+		void code(uint32_t c, unsigned k)	// a Huffman code, MSB first
+		{
+			for (unsigned i = k; i-- > 0;)
+				put((c >> i) & 1, 1);
+		}
+	};
+	for (unsigned dsym : {29u, 30u, 31u}) {
+		Bits w;
+		w.put(1, 1);		// BFINAL
+		w.put(1, 2);		// fixed
+		w.code(0x30 + 'a', 8);	// a literal
+		w.code(1, 7);		// length symbol 257: 3
+		w.code(dsym, 5);
+		w.put(0, 13);		// distance 29's extra bits: 24577, beyond the history
+		w.code(0, 7);		// end of block
+		std::vector<uint8_t> dec(64);
+		uint32_t dlen = 64;
+		EXPECT_EQ(iaa_inflate(w.b.data(), static_cast<uint32_t>(w.b.size()), dec.data(),
+				      &dlen, nullptr, nullptr),
+			  dsym == 29 ? IAA_E_HISTORY : IAA_E_STREAM) << "distance symbol " << dsym;
+	}
+	for (unsigned lsym : {285u, 286u, 287u}) {
+		Bits w;
+		w.put(1, 1);
+		w.put(1, 2);
+		w.code(0x30 + 'a', 8);
+		w.code(0xc0 + lsym - 280, 8);	// 280..287: 8-bit codes
+		w.code(0, 5);			// distance 1
+		w.code(0, 7);
+		std::vector<uint8_t> dec(512);
+		uint32_t dlen = 512;
+		int r = iaa_inflate(w.b.data(), static_cast<uint32_t>(w.b.size()), dec.data(), &dlen,
+				    nullptr, nullptr);
+		if (lsym == 285) {	// length 258 of 'a', one byte back
+			EXPECT_EQ(r, IAA_OK);
+			EXPECT_EQ(dlen, 259u);
+			EXPECT_EQ(dec[258], 'a');
+		} else {
+			EXPECT_EQ(r, IAA_E_STREAM) << "length symbol " << lsym;
 		}
 	}
 }
