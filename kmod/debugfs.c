@@ -99,17 +99,18 @@ static int engines_show(struct seq_file *m, void *v)
 {
 	unsigned int d, i;
 
-	seq_puts(m, "# engine cpu slices descriptors stolen cpu_time_ns\n");
+	seq_puts(m, "# engine cpu slices descriptors stolen cpu_time_ns home\n");
 	for (d = 0; d < zbatch_nr_devs; d++) {
 		struct zbatch_dev *dev = zbatch_devs[d];
 
 		for (i = 0; i < dev->nr_engines; i++) {
 			struct zbatch_engine *e = &dev->engines[i];
 
-			seq_printf(m, "%u.%u %d %llu %llu %llu %llu\n", d, i, READ_ONCE(e->cpu),
+			seq_printf(m, "%u.%u %d %llu %llu %llu %llu %d\n", d, i, READ_ONCE(e->cpu),
 				   READ_ONCE(e->slices), READ_ONCE(e->descs),
 				   READ_ONCE(e->stolen),
-				   e->task ? READ_ONCE(e->task->se.sum_exec_runtime) : 0ULL);
+				   e->task ? READ_ONCE(e->task->se.sum_exec_runtime) : 0ULL,
+				   e->home);
 		}
 	}
 	seq_printf(m, "total - - - - %llu\n", zbatch_engines_runtime_ns());

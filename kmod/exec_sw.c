@@ -587,7 +587,16 @@ static int engines_cpu_down(unsigned int cpu)
 
 			if (!e->task || e->cpu != cpu)
 				continue;
-			to = cpumask_next_wrap(to, &engine_mask, to, false);
+			/*
+			 * The next allowed CPU after the last one used,
+			 * wrapping: two engines may share the one CPU left
+			 * (cpumask_next_wrap() with start = @to would stop
+			 * there and leave the second to the scheduler,
+			 * unpinned and its ->cpu stale).
+			 */
+			to = cpumask_next(to, &engine_mask);
+			if (to >= nr_cpu_ids)
+				to = cpumask_first(&engine_mask);
 			if (to >= nr_cpu_ids)
 				break;		/* nowhere else: the scheduler decides */
 			engine_place(e, to);
