@@ -2,7 +2,9 @@
 /*
  * The batched compressed swap device: shared by swapdev.c (the block
  * device, its bios and its control files) and swapdev_store.c (the slot
- * table, multi-page units and their zsmalloc storage).
+ * table, multi-page units and their zsmalloc storage). Its locks (a
+ * device's init_lock, a stream's lock, the slots' bit locks): lock order
+ * in locks.h.
  */
 #ifndef _ZBATCH_SWAPDEV_H
 #define _ZBATCH_SWAPDEV_H

@@ -26,7 +26,6 @@
 #include <linux/vmalloc.h>
 #include <linux/zsmalloc.h>
 
-#include "internal.h"
 #include "swapdev.h"
 
 /*
