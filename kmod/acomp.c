@@ -45,8 +45,14 @@
 #include <crypto/internal/acompress.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
+#include <linux/zbatch.h>
 
-#include "internal.h"
+#include "batch.h"
+#include "codec.h"
+#include "config.h"
+#include "exec_iaa.h"
+#include "frontends.h"
+#include "stats.h"
 
 static unsigned int acomp_priority;
 module_param(acomp_priority, uint, 0444);

@@ -21,7 +21,16 @@
 #include <linux/zbatch.h>
 #include <linux/zbatch_exec.h>
 
-#include "internal.h"
+#include "batch.h"
+#include "clock.h"
+#include "codec.h"
+#include "config.h"
+#include "cost.h"
+#include "exec_iaa.h"
+#include "exec_sw.h"
+#include "plan.h"
+#include "stats.h"
+#include "wq.h"
 
 /**
  * zbatch_req_init() - describe a request on kernel virtual buffers

@@ -15,7 +15,8 @@
 #include <linux/vmalloc.h>
 
 #include "abi.h"
-#include "internal.h"
+#include "config.h"
+#include "frontends.h"
 
 struct ioc_job {
 	struct zbatch_batch batch;

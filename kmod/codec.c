@@ -16,10 +16,13 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include <linux/zbatch_exec.h>
 #include <linux/zlib.h>
 #include <linux/zstd.h>
 
-#include "internal.h"
+#include "batch.h"
+#include "clock.h"
+#include "codec.h"
 
 /*
  * ---- deflate: raw stream, 4 KiB window, decompressible by IAA ----

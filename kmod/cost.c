@@ -13,9 +13,11 @@
  */
 #include <linux/atomic.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 
-#include "internal.h"
+#include "cost.h"
+#include "plan.h"
 
 unsigned int zbatch_handoff = ZBATCH_HANDOFF_AUTO;
 

@@ -11,9 +11,19 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/zbatch.h>
 
-#include "internal.h"
+#include "clock.h"
+#include "codec.h"
+#include "config.h"
+#include "cost.h"
+#include "exec_iaa.h"
+#include "exec_sw.h"
+#include "frontends.h"
+#include "pct.h"
+#include "stats.h"
 #include "swapdev.h"
+#include "wq.h"
 
 static struct dentry *root;
 

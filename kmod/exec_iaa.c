@@ -45,9 +45,15 @@
 #include <linux/sysfs.h>
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>
+#include <linux/zbatch.h>
 #include <linux/zbatch_exec.h>
 
-#include "internal.h"
+#include "batch.h"
+#include "codec.h"
+#include "exec_iaa.h"
+#include "stats.h"
+#include "sysfs.h"
+#include "wq.h"
 
 static char iaa_driver[CRYPTO_MAX_ALG_NAME] = "deflate-iaa";
 module_param_string(iaa_driver, iaa_driver, sizeof(iaa_driver), 0444);

@@ -17,7 +17,7 @@
  * A stalled WQ (debugfs fault injection) models a hung device: its slices
  * are neither taken by engines nor stolen; the core's timeout takes them
  * back. A WQ's fault (debugfs devN/wqM/fault) makes its engines write
- * error or corrupt records, or the WQ refuse slices (internal.h).
+ * error or corrupt records, or the WQ refuse slices (wq.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -30,9 +30,16 @@
 #include <linux/sched/stat.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
+#include <linux/zbatch.h>
+#include <linux/zbatch_exec.h>
 #include <uapi/linux/sched/types.h>
 
-#include "internal.h"
+#include "clock.h"
+#include "codec.h"
+#include "cost.h"
+#include "exec_sw.h"
+#include "stats.h"
+#include "wq.h"
 
 static bool sw_stealable(struct zbatch_wq *wq)
 {

@@ -12,8 +12,15 @@
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/zbatch.h>
 
-#include "internal.h"
+#include "codec.h"
+#include "config.h"
+#include "exec_iaa.h"
+#include "frontends.h"
+#include "stats.h"
+#include "sysfs.h"
+#include "wq.h"
 
 static bool selftest;
 module_param(selftest, bool, 0444);

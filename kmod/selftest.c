@@ -16,9 +16,18 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include <linux/zbatch.h>
+#include <linux/zbatch_exec.h>
 
-#include "internal.h"
+#include "batch.h"
+#include "codec.h"
+#include "config.h"
+#include "cost.h"
+#include "exec_sw.h"
+#include "frontends.h"
 #include "selftest_vectors.h"
+#include "stats.h"
+#include "wq.h"
 
 #define ST_BUF		(64 * 1024)	/* KTAP report capacity */
 #define ST_LEN		PAGE_SIZE	/* one test page */

@@ -7,7 +7,9 @@
 #include <linux/percpu.h>
 #include <linux/string.h>
 
-#include "internal.h"
+#include "pct.h"
+#include "stats.h"
+#include "wq.h"
 
 const char *const zbatch_stat_names[ZST_NR] = {
 	[ZST_COMP_CALLS] = "compress_calls",

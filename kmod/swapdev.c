@@ -35,10 +35,16 @@
 #include <linux/sysfs.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
+#include <linux/zbatch.h>
 #include <linux/zsmalloc.h>
 
-#include "internal.h"
+#include "batch.h"
+#include "codec.h"
+#include "cost.h"
+#include "exec_iaa.h"
+#include "frontends.h"
 #include "swapdev.h"
+#include "sysfs.h"
 
 static int zb_major;
 /* zb_lock (mutex): the device table, creation and destruction. */

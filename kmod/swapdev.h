@@ -2,7 +2,9 @@
 /*
  * The batched compressed swap device: shared by swapdev.c (the block
  * device, its bios and its control files) and swapdev_store.c (the slot
- * table, multi-page units and their zsmalloc storage).
+ * table, multi-page units and their zsmalloc storage). Its locks (a
+ * device's init_lock, a stream's lock, the slots' bit locks): lock order
+ * in locks.h.
  */
 #ifndef _ZBATCH_SWAPDEV_H
 #define _ZBATCH_SWAPDEV_H
@@ -17,40 +19,23 @@
 #define ZB_UNIT_MAX_PAGES	16	/* 64 KiB units */
 
 /*
- * One slot per 4 KiB page of the device. flags packs, from bit 0: the
- * object's stored size (16 bits), then the bits below; handle is the
- * zsmalloc handle, the fill word of a same-filled page, or the unit.
- * The lock bit is a bit spinlock: it protects the slot's whole state.
- */
-#define ZB_SLOT_SIZE_MASK	0xffffUL
-#define ZB_SLOT_LOCK		16
-#define ZB_SLOT_SAME		17	/* same-filled: handle is the word */
-#define ZB_SLOT_HUGE		18	/* stored raw, PAGE_SIZE bytes */
-#define ZB_SLOT_UNIT		19	/* part of a unit: handle is the unit */
-#define ZB_SLOT_IDX_SHIFT	20	/* page index within its unit */
-#define ZB_SLOT_IDX_MASK	(0xfUL << ZB_SLOT_IDX_SHIFT)
-
-/*
  * What the device is built for, and refuses to build without rather than
- * store wrong data: 4 KiB pages (a raw page's size fits the size field:
- * with 64 KiB pages it would set the lock bit and read back as 0 bytes;
- * a unit's pages fit the index field), 64-bit (a same-filled page's word
- * is a u64, and bio pages are reached through the direct map: no
- * highmem), and a kernel where the slot lock, a bit spinlock under which
- * zsmalloc's locks are taken, may nest them (not PREEMPT_RT, where those
- * sleep). Supported and tested: x86-64.
+ * store wrong data: 4 KiB pages (a raw page's size fits a slot's size
+ * field, swapdev_store.c: with 64 KiB pages it would set the lock bit and
+ * read back as 0 bytes; a unit's pages fit the index field), 64-bit (a
+ * same-filled page's word is a u64, and bio pages are reached through
+ * the direct map: no highmem), and a kernel where the slot lock, a bit
+ * spinlock under which zsmalloc's locks are taken, may nest them (not
+ * PREEMPT_RT, where those sleep). Supported and tested: x86-64.
  */
 static_assert(PAGE_SIZE == 4096, "zbatch swapdev: units are 4/16/64 KiB of 4 KiB pages");
-static_assert(ZB_UNIT_MAX_PAGES - 1 <= ZB_SLOT_IDX_MASK >> ZB_SLOT_IDX_SHIFT);
 static_assert(IS_ENABLED(CONFIG_64BIT) && !IS_ENABLED(CONFIG_HIGHMEM),
 	      "zbatch swapdev: 64-bit kernels without highmem only");
 static_assert(!IS_ENABLED(CONFIG_PREEMPT_RT),
 	      "zbatch swapdev: zsmalloc's locks sleep under PREEMPT_RT");
 
-struct zb_slot {
-	unsigned long flags;
-	unsigned long handle;
-};
+/* One per page of the device; its layout is the store's (swapdev_store.c). */
+struct zb_slot;
 
 /*
  * A multi-page unit: compressed as one stream, stored as ceil(clen /

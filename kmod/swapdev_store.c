@@ -26,8 +26,29 @@
 #include <linux/vmalloc.h>
 #include <linux/zsmalloc.h>
 
-#include "internal.h"
 #include "swapdev.h"
+
+/*
+ * One slot per 4 KiB page of the device. flags packs, from bit 0: the
+ * object's stored size (16 bits), then the bits below; handle is the
+ * zsmalloc handle, the fill word of a same-filled page, or the unit.
+ * The lock bit is a bit spinlock: it protects the slot's whole state.
+ */
+#define ZB_SLOT_SIZE_MASK	0xffffUL
+#define ZB_SLOT_LOCK		16
+#define ZB_SLOT_SAME		17	/* same-filled: handle is the word */
+#define ZB_SLOT_HUGE		18	/* stored raw, PAGE_SIZE bytes */
+#define ZB_SLOT_UNIT		19	/* part of a unit: handle is the unit */
+#define ZB_SLOT_IDX_SHIFT	20	/* page index within its unit */
+#define ZB_SLOT_IDX_MASK	(0xfUL << ZB_SLOT_IDX_SHIFT)
+
+struct zb_slot {
+	unsigned long flags;
+	unsigned long handle;
+};
+
+/* A unit's pages fit the index field (swapdev.h: what the device is built for). */
+static_assert(ZB_UNIT_MAX_PAGES - 1 <= ZB_SLOT_IDX_MASK >> ZB_SLOT_IDX_SHIFT);
 
 /*
  * Allocations in the write path, which runs in reclaim (never recurse

@@ -7,8 +7,12 @@
 #include <linux/kobject.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
+#include <linux/zbatch.h>
 
-#include "internal.h"
+#include "codec.h"
+#include "config.h"
+#include "sysfs.h"
+#include "wq.h"
 
 static const char *const mode_names[] = {
 	[ZBATCH_SYNC] = "sync",

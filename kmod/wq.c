@@ -12,9 +12,15 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/topology.h>
+#include <linux/zbatch_exec.h>
 
-#include "internal.h"
+#include "clock.h"
+#include "config.h"
+#include "cost.h"
+#include "exec_sw.h"
 #include "map.h"
+#include "stats.h"
+#include "wq.h"
 
 static unsigned int devices;
 module_param(devices, uint, 0444);

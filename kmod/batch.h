@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The batch core's entry points for the rest of the module (batch.c). */
+#ifndef _ZBATCH_BATCH_H
+#define _ZBATCH_BATCH_H
+
+#include <linux/types.h>
+#include <linux/zbatch.h>
+
+/* zbatch_cr_errno() of a record with @status and @error_code */
+int zbatch_status_errno(u8 status, u8 error_code, bool compress);
+int zbatch_run_inline(struct zbatch_ctx *ctx, struct zbatch_req *req,
+		      unsigned int codec);
+/*
+ * Whether a batch of @nr requests of @op on @bytes of uncompressed data,
+ * submitted from this CPU now, would run anywhere but here (IAA, or
+ * engines worth their hand-off): false means zbatch_submit() would run it
+ * inline, so a caller may as well run each request itself, where its
+ * data lies (the swap device decompressing straight from zsmalloc).
+ */
+bool zbatch_would_offload(unsigned int codec, enum zbatch_op op,
+			  unsigned int nr, u64 bytes);
+
+#endif /* _ZBATCH_BATCH_H */

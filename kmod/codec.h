@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Codecs, running one descriptor in software, submitter contexts and
+ * their pool (codec.c; the pool's ctx_pool_lock: lock order in locks.h).
+ */
+#ifndef _ZBATCH_CODEC_H
+#define _ZBATCH_CODEC_H
+
+#include <linux/types.h>
+#include <uapi/linux/idxd.h>
+#include <uapi/linux/zbatch.h>
+
+struct zbatch_codec_ops {
+	size_t (*wrk_size)(void);
+	int (*wrk_init)(void *wrk);
+	/* Return 0, -ENOSPC (does not fit), -EBADMSG/-EINVAL (bad stream). */
+	int (*compress)(void *wrk, const void *src, unsigned int slen,
+			void *dst, unsigned int *dlen);
+	int (*decompress)(void *wrk, const void *src, unsigned int slen,
+			  void *dst, unsigned int *dlen);
+};
+
+/* Per executing context scratch: codec workspaces, a verify buffer. */
+struct zbatch_ctx {
+	void *wrk[ZBATCH_CODEC_NR];
+	void *verify_buf;	/* ZBATCH_MAX_LEN bytes, on first verify */
+	struct list_head node;	/* in the submitter pool */
+	bool pooled;		/* a pool's: its memory counts in the pool's */
+};
+
+const struct zbatch_codec_ops *zbatch_codec(unsigned int id);
+const char *zbatch_codec_name(unsigned int id);	/* uapi ZBATCH_CODEC_NAMES */
+int zbatch_codec_by_name(const char *name);
+void zbatch_ctx_free(struct zbatch_ctx *ctx);
+/* Bytes of a context prepared for every codec (an engine's). */
+size_t zbatch_ctx_bytes(void);
+/* Allocate @codec's workspace and the verify buffer now (may sleep). */
+int zbatch_ctx_prepare(struct zbatch_ctx *ctx, unsigned int codec);
+/*
+ * Run one descriptor with codec @id in software and write its completion
+ * record (the software executor's unit of work; exec_sw.c).
+ */
+void zbatch_sw_run(struct zbatch_ctx *ctx, const struct iax_hw_desc *d,
+		   unsigned int id, bool verify);
+/* The same without descriptor or record: an errno, *@n the output size. */
+int zbatch_sw_exec(struct zbatch_ctx *ctx, unsigned int id, bool compress,
+		   const void *src, unsigned int slen, void *dst,
+		   unsigned int *n, bool verify);
+struct zbatch_ctx *zbatch_ctx_get(void);
+/* debugfs fault_nomem: zbatch_ctx_get() fails 1 call in N (0: never) */
+extern unsigned int zbatch_fault_nomem;
+
+void zbatch_ctx_put(struct zbatch_ctx *ctx);
+void zbatch_ctx_pool_destroy(void);
+/*
+ * The pool's contexts and the memory they hold (allocation sizes as
+ * allocated), for debugfs: the pool grows to the most submitters ever
+ * running descriptors at once, and keeps that.
+ */
+unsigned int zbatch_ctx_pooled(void);
+unsigned long zbatch_ctx_pooled_bytes(void);
+
+#endif /* _ZBATCH_CODEC_H */

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Measured dispatch costs (cost.c); the decisions from them are plan.h's. */
+#ifndef _ZBATCH_COST_H
+#define _ZBATCH_COST_H
+
+#include <linux/types.h>
+#include <uapi/linux/zbatch.h>
+
+enum zbatch_handoff {
+	ZBATCH_HANDOFF_AUTO = 0,	/* from measured costs */
+	ZBATCH_HANDOFF_ALWAYS,		/* every engine, even for one request */
+	ZBATCH_HANDOFF_NEVER,		/* everything on the submitter */
+};
+
+extern unsigned int zbatch_handoff;	/* debugfs 'handoff' */
+void zbatch_cost_exec(unsigned int codec, enum zbatch_op op,
+		      unsigned int bytes, u64 ns);
+void zbatch_cost_handoff(u64 ns, bool woken);
+/* Expected ns to run @bytes of @op with @codec on one CPU; 0: unknown. */
+u64 zbatch_cost_work(unsigned int codec, enum zbatch_op op, u64 bytes);
+/* Hand-off latency to a sleeping engine (a wake-up), to a polling one. */
+u64 zbatch_cost_handoff_ns(void);
+u64 zbatch_cost_handoff_warm_ns(void);
+/*
+ * Helpers to hand a job of @nr descriptors and @work_ns to, of @avail
+ * engines able to help, @polling of which poll for work right now;
+ * @do_explore: a real job, which may be handed off anyway now and then to
+ * measure the hand-off again (not a question asked ahead).
+ */
+unsigned int zbatch_cost_helpers(u64 work_ns, unsigned int nr,
+				 unsigned int avail, unsigned int polling,
+				 bool do_explore);
+void zbatch_cost_reset(void);
+
+#endif /* _ZBATCH_COST_H */
