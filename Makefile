@@ -61,11 +61,11 @@ tools: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 check: setup
-	@$(MAKE) --no-print-directory all canary bench-kmod
+	@$(MAKE) --no-print-directory -j$(JOBS) all canary bench-kmod
 	@scripts/check
 
 check-full: setup
-	@$(MAKE) --no-print-directory all canary bench-kmod
+	@$(MAKE) --no-print-directory -j$(JOBS) all canary bench-kmod
 	@ZBATCH_FULL=1 scripts/check
 
 check-unit: tools

@@ -39,6 +39,7 @@
 
 #include <linux/atomic.h>
 #include <linux/list.h>
+#include <linux/sched.h>		/* TASK_NORMAL, zbatch_job_release() */
 #include <linux/sched/clock.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>

@@ -388,6 +388,10 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 		res.readback_s = std::max(res.readback_s, rus / 1e6);
 		res.touch_s = std::max(res.touch_s, tus / 1e6);
 	}
+	// a signal while the processes were finishing (they may all have
+	// ended before the loop above looked): interrupted all the same
+	if (interrupted && failure.empty())
+		failure = "interrupted";
 	res.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 	struct rusage ru1;
 	getrusage(RUSAGE_CHILDREN, &ru1);
