@@ -327,6 +327,7 @@ static int __init double_init(void)
 		pr_err("invalid engines=%u (1..%u)\n", engines, MAX_ENGINES);
 		return -EINVAL;
 	}
+	iaa_deflate_init();	/* before any request: no first use races another */
 	engs = kcalloc(engines, sizeof(*engs), GFP_KERNEL);
 	if (!engs)
 		return -ENOMEM;

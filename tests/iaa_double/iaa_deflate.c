@@ -66,11 +66,11 @@ static u32 reverse(u32 code, unsigned int len)
 	return r;
 }
 
-static void fixed_tables(void)
+void iaa_deflate_init(void)
 {
 	unsigned int sym, i, len;
 
-	if (fx.ready)
+	if (__atomic_load_n(&fx.ready, __ATOMIC_ACQUIRE))
 		return;
 	for (sym = 0; sym < 288; sym++) {
 		u32 code;
@@ -108,7 +108,7 @@ static void fixed_tables(void)
 			fx.dlit[i] = (u16)(fx.llen[sym] << 9 | sym);
 	for (sym = 0; sym < 32; sym++)	/* 30 and 31 decode, then are refused */
 		fx.ddist[reverse(sym, 5)] = (u16)(5 << 9 | sym);
-	/* tables written before the flag: a racing caller rebuilds the same */
+	/* tables written before the flag (the double builds them at load) */
 	__atomic_store_n(&fx.ready, 1, __ATOMIC_RELEASE);
 }
 
@@ -191,7 +191,7 @@ int iaa_fixed_compress(const u8 *src, u32 slen, u8 *dst, u32 *dlen, void *wrk)
 	struct iaa_fixed_wrk { u32 base; u32 tab[1u << IAA_HASH_BITS]; } *k = wrk;
 	u32 i = 0, misses = 0, base;
 
-	fixed_tables();
+	iaa_deflate_init();
 	/* positions are stamped base + i: no clearing between calls */
 	if (k->base == 0 || k->base > 0xf0000000u) {
 		memset(k, 0, sizeof(*k));
@@ -354,6 +354,12 @@ static int stored(struct state *s)
 {
 	u32 len;
 
+	/*
+	 * Whole bytes read ahead go back, the rest is padding. None today:
+	 * decode_fixed() leaves at most 9 bits after an end of block, 6
+	 * after the next header; this keeps stored() right if that changes.
+	 */
+	s->incnt -= s->bitcnt >> 3;
 	s->bitbuf = 0;
 	s->bitcnt = 0;
 	if (s->inlen - s->incnt < 4)
@@ -422,7 +428,7 @@ static int codes(struct state *s, const struct huffman *lencode,
 
 static int fixed(struct state *s)
 {
-	fixed_tables();
+	iaa_deflate_init();
 	return codes(s, NULL, NULL);
 }
 

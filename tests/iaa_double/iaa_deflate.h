@@ -50,6 +50,13 @@ enum iaa_deflate_err {
 int iaa_fixed_compress(const u8 *src, u32 slen, u8 *dst, u32 *dlen, void *wrk);
 
 /*
+ * Build the fixed-code tables both directions use. The double calls it
+ * before it registers (no first use races another); the calls below make
+ * it on first use too, for a single-threaded host.
+ */
+void iaa_deflate_init(void);
+
+/*
  * Decode a raw deflate stream under IAA's rules into @dst (capacity
  * *@dlen); *@dlen gets the size. With @bfinal_out non-NULL it gets how
  * many blocks the stream had and @fixed_only whether they were all fixed

@@ -189,6 +189,39 @@ TEST(IaaFormat, FixedBlocksOfAnotherEncoderDecodeExactlyAndCutStreamsFail)
 	}
 }
 
+// A fixed block, then a stored one (zlib: text, then random bytes it
+// stores): the stored block starts at the right byte after the fixed
+// block's table-driven decoding.
+TEST(IaaFormat, FixedBlockThenStoredBlockDecodeExactly)
+{
+	int found = 0;
+	for (uint32_t seed = 0; seed < 16; seed++) {
+		auto in = page(0, 2048, seed);
+		auto rnd = page(1, 3000, seed + 100);	// within the window: storable
+		in.insert(in.end(), rnd.begin(), rnd.end());
+		z_stream z{};
+		std::vector<uint8_t> c(in.size() * 2 + 64);
+		ASSERT_EQ(deflateInit2(&z, 9, Z_DEFLATED, -12, 8, Z_FIXED), Z_OK);
+		z.next_in = in.data();
+		z.avail_in = 2048;
+		z.next_out = c.data();
+		z.avail_out = static_cast<uInt>(c.size());
+		ASSERT_EQ(deflate(&z, Z_BLOCK), Z_OK);	// the text's own (fixed) block
+		z.avail_in = static_cast<uInt>(in.size() - 2048);
+		ASSERT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+		c.resize(z.total_out);
+		deflateEnd(&z);
+		std::vector<uint8_t> dec(in.size());
+		uint32_t dlen = static_cast<uint32_t>(in.size()), blocks = 0;
+		int fixed_only = 1;
+		ASSERT_EQ(iaa_inflate(c.data(), static_cast<uint32_t>(c.size()), dec.data(), &dlen,
+				      &blocks, &fixed_only), IAA_OK) << "seed " << seed;
+		EXPECT_EQ(dec, in) << "seed " << seed;
+		found += !fixed_only && blocks > 1;
+	}
+	EXPECT_GT(found, 0) << "zlib never stored a block after a fixed one";
+}
+
 // The fixed code's distance symbols 30 and 31 and length symbols 286 and
 // 287 exist in the code but not in the format: refused.
 TEST(IaaFormat, FixedCodesOutsideTheFormatAreRefused)

@@ -502,6 +502,7 @@ TEST(Swapdev, EnginesFollowCpuHotplugUnderLoad)
 	    access("/sys/devices/system/cpu/cpu1/online", W_OK))
 		GTEST_SKIP() << "CPU 1 cannot be taken offline here";
 	auto before = engine_cpus();
+	ASSERT_FALSE(before.empty()) << "debugfs engines lists no engine (format changed?)";
 	auto d = create("256M", "lz4", "16k");
 	swapon(d);
 	ASSERT_EQ(sysfs_write(kDbg + "/handoff", "always"), 0);
@@ -551,7 +552,7 @@ TEST(Swapdev, EnginesFollowCpuHotplugUnderLoad)
 	swap.join();
 	dev.join();
 	sysfs_write(kDbg + "/handoff", "auto");
-	cpu_online(1, true);
+	EXPECT_EQ(cpu_online(1, true), 0) << "CPU 1 not brought back";
 	swapoff(d);
 	destroy(d);
 	ASSERT_TRUE(r) << r.error().message;
