@@ -102,6 +102,11 @@ void Churn::run_for(std::chrono::seconds secs)
 			std::this_thread::sleep_for(std::chrono::milliseconds(5));
 		}
 	};
+	// the self-tests run once per churn, whole, with everything else
+	// changing around them (make check-full: again and again); the churn
+	// lasts until that run is over
+	std::atomic<bool> selftest_done{false};
+	const bool full = full_run();
 	auto lifetime = [&] {
 		while (!stop) {
 			// a swap device comes and goes; an unload is refused meanwhile
@@ -113,7 +118,10 @@ void Churn::run_for(std::chrono::seconds secs)
 				run(kCli + " dev destroy " + std::to_string(std::stoi(c.output.substr(p + 6))));
 			else
 				bad++;
-			sysfs_write(kDbg + "/selftest", "1");
+			if (full || !selftest_done) {
+				sysfs_write(kDbg + "/selftest", "1");
+				selftest_done = true;
+			}
 		}
 	};
 
@@ -122,7 +130,7 @@ void Churn::run_for(std::chrono::seconds secs)
 		t.emplace_back(submitter, 100 + i);
 	t.emplace_back(changer);
 	t.emplace_back(lifetime);
-	while (std::chrono::steady_clock::now() < end)
+	while (std::chrono::steady_clock::now() < end || !selftest_done)
 		std::this_thread::sleep_for(std::chrono::milliseconds(200));
 	stop = true;
 	for (auto &x : t)
