@@ -341,7 +341,7 @@ bool zbatch_would_offload(unsigned int codec, enum zbatch_op op,
 		return false;
 	avail = zbatch_wq_helpers(wq, raw_smp_processor_id(), &polling);
 	return zbatch_cost_helpers(zbatch_cost_work(codec, op, bytes), nr, avail,
-				   polling, false);
+				   polling, NULL);
 }
 
 /**
@@ -730,7 +730,7 @@ static int batch_finish(struct zbatch_batch *batch)
 				atomic_set(&req->wq->err_streak, 0);
 		}
 	}
-	if (job->post_ns) {
+	if (job->sampled) {
 		u64 now = zbatch_clock();
 
 		zbatch_stats_hist(ZH_SUBMIT, zbatch_ns_between(batch->submit_ns, job->post_ns));
@@ -823,7 +823,7 @@ int zbatch_submit(struct zbatch_batch *batch)
 	unsigned int codec = batch->codec, k = 0, nr = 0;
 	struct zbatch_wq *wq = NULL;
 	struct zbatch_req *req;
-	bool sampled, device = false;
+	bool sampled, device = false, probe = false;
 	u64 work = 0;
 
 	might_sleep();
@@ -846,6 +846,7 @@ int zbatch_submit(struct zbatch_batch *batch)
 	job->codec = codec;
 	job->verify = READ_ONCE(zbatch_cfg.verify);
 	job->post_ns = 0;
+	job->sampled = sampled;
 	job->done_ns = 0;
 	job->kicked = false;
 	job->sample = NULL;
@@ -885,16 +886,16 @@ int zbatch_submit(struct zbatch_batch *batch)
 		wq = zbatch_wq_pick(desc_req(job->desc[0])->op);
 		if (wq) {
 			avail = zbatch_wq_helpers(wq, job->cpu, &polling);
-			k = zbatch_cost_helpers(work, nr, avail, polling, true);
+			k = zbatch_cost_helpers(work, nr, avail, polling, &probe);
 		}
 	}
 	job_split(job, k, device);
 	atomic_set(&job->pending, nr + job_posts(job));
-	if (sampled) {
-		if (nr)
-			job->sample = job->desc[(unsigned int)batch->submit_ns % nr];
+	if (sampled && nr)
+		job->sample = job->desc[(unsigned int)batch->submit_ns % nr];
+	/* a probe's hand-off is measured whether sampled or not (cost.c) */
+	if (sampled || probe)
 		job->post_ns = zbatch_clock();
-	}
 	if (k) {
 		if (!batch->submit_ns)
 			batch->submit_ns = zbatch_clock();	/* for the timeout */

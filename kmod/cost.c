@@ -25,10 +25,15 @@ unsigned int zbatch_handoff = ZBATCH_HANDOFF_AUTO;
 #define EWMA_SHIFT	3
 /*
  * A job kept inline only because the hand-off looked too expensive is
- * handed off anyway once in this many, so that a stale estimate (a noisy
- * moment) is measured again instead of holding dispatch off for good.
+ * handed off anyway once in this many, and that hand-off is always
+ * measured (not 1 in ZBATCH_LAT_SAMPLE), so that a stale estimate (a busy
+ * moment) is measured again instead of holding dispatch off for good:
+ * each probe an idle CPU answers halves the distance to its latency, so
+ * an estimate 30 times too high is gone after about 5 probes (80 jobs).
+ * One probe costs a wake-up; while engines miss, the WQ's back-off
+ * (wq.c) leaves them out and nothing is probed.
  */
-#define EXPLORE_EVERY	64
+#define EXPLORE_EVERY	16
 
 static unsigned long ns_per_kib[ZBATCH_CODEC_NR][2];
 /* post to start for an engine that slept (a wake-up) and one that polled */
@@ -96,7 +101,7 @@ u64 zbatch_cost_handoff_warm_ns(void)
  */
 unsigned int zbatch_cost_helpers(u64 work_ns, unsigned int nr,
 				 unsigned int avail, unsigned int polling,
-				 bool do_explore)
+				 bool *probe)
 {
 	u64 h = zbatch_cost_handoff_ns();
 
@@ -111,20 +116,10 @@ unsigned int zbatch_cost_helpers(u64 work_ns, unsigned int nr,
 	if (polling && READ_ONCE(handoff_warm_ns))
 		h = min_t(u64, h, READ_ONCE(handoff_warm_ns));
 	k = zbatch_plan_helpers(work_ns, h, nr, avail);
-	if (!k && do_explore && nr > 1 && avail && work_ns &&
-	    !(atomic_inc_return(&explore) % EXPLORE_EVERY))
+	if (!k && probe && nr > 1 && avail && work_ns &&
+	    !(atomic_inc_return(&explore) % EXPLORE_EVERY)) {
+		*probe = true;
 		k = 1;
-	return k;
-}
-
-void zbatch_cost_reset(void)
-{
-	unsigned int c;
-
-	for (c = 0; c < ZBATCH_CODEC_NR; c++) {
-		WRITE_ONCE(ns_per_kib[c][0], 0);
-		WRITE_ONCE(ns_per_kib[c][1], 0);
 	}
-	WRITE_ONCE(handoff_ns, 0);
-	WRITE_ONCE(handoff_warm_ns, 0);
+	return k;
 }

@@ -24,12 +24,12 @@ u64 zbatch_cost_handoff_warm_ns(void);
 /*
  * Helpers to hand a job of @nr descriptors and @work_ns to, of @avail
  * engines able to help, @polling of which poll for work right now;
- * @do_explore: a real job, which may be handed off anyway now and then to
- * measure the hand-off again (not a question asked ahead).
+ * @probe: NULL for a question asked ahead; for a real job, set true when
+ * the job is handed off anyway (1 helper) to measure the hand-off again,
+ * left alone otherwise.
  */
 unsigned int zbatch_cost_helpers(u64 work_ns, unsigned int nr,
 				 unsigned int avail, unsigned int polling,
-				 bool do_explore);
-void zbatch_cost_reset(void);
+				 bool *probe);
 
 #endif /* _ZBATCH_COST_H */

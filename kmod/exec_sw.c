@@ -391,7 +391,8 @@ static void run_slice(struct zbatch_engine *e, struct zbatch_slice *s,
 	} else if ((n - stolen) * 2 >= s->nr) {
 		/* forced hand-offs ("always") wait for a CPU: not a measure */
 		if (job->post_ns && (flags & ZBATCH_DRAIN_YIELD)) {
-			zbatch_stats_hist(ZH_QUEUE, q);
+			if (job->sampled)
+				zbatch_stats_hist(ZH_QUEUE, q);
 			zbatch_cost_handoff(q, woken);
 		}
 		zbatch_wq_helper_came(wq);

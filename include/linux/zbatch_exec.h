@@ -120,7 +120,8 @@ struct zbatch_job {
 	 */
 	bool kicked;
 	/* timings of a sampled job (1 in ZBATCH_LAT_SAMPLE), else 0 */
-	u64 post_ns;			/* slices posted */
+	bool sampled;
+	u64 post_ns;			/* slices posted (a probe's too: cost.c) */
 	u64 done_ns;			/* pending reached 0 */
 	const struct iax_hw_desc *sample;	/* its completion time: */
 	u64 sample_done_ns;

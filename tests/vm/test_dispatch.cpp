@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <csignal>
 #include <iostream>
+#include <sstream>
 #include <ctime>
 #include <sched.h>
 #include <string>
@@ -32,6 +33,17 @@ int64_t engines_ns()
 	return at == std::string::npos ? -1 : std::stoll(e.substr(at + 14));
 }
 
+// The measured hand-off latencies (debugfs costs), on one line.
+std::string handoff_costs()
+{
+	std::istringstream in(sysfs_read(kDbg + "/costs"));
+	std::string out, line;
+	while (std::getline(in, line))
+		if (line.rfind("handoff", 0) == 0)
+			out += (out.empty() ? "" : ", ") + line;
+	return out;
+}
+
 double now_s()
 {
 	timespec t{};
@@ -49,7 +61,7 @@ bool pin(int cpu)
 
 // Batches of 16 zstd pages compressed and decompressed from this CPU, every
 // byte compared; returns the pages that did not come back.
-int round_trips(unsigned batches, uint64_t seed)
+int zstd_round_trips(unsigned batches, uint64_t seed)
 {
 	auto d = Device::open();
 	if (!d) {
@@ -98,7 +110,7 @@ Phase measure(unsigned batches, uint64_t seed)
 	auto s0 = debug_stats();
 	int64_t e0 = engines_ns();
 	double t0 = now_s();
-	int lost = round_trips(batches, seed);
+	int lost = zstd_round_trips(batches, seed);
 	Phase p{now_s() - t0, engines_ns() - e0, 0, 0, lost, 0};
 	auto s1 = debug_stats();
 	p.handoffs = s1["handoffs"] - s0["handoffs"];
@@ -122,7 +134,9 @@ TEST(Dispatch, EnginesHelpOnlyOnIdleCpus)
 	cpu_set_t old;
 	ASSERT_EQ(sched_getaffinity(0, sizeof(old), &old), 0);
 	ASSERT_TRUE(pin(0));
-	round_trips(64, 1);	// costs measured (explored) for dispatch
+	const std::string before = handoff_costs();
+	zstd_round_trips(64, 1);	// costs measured (probed) for dispatch
+	const std::string warmed = handoff_costs();
 	Phase idle = measure(96, 100);
 
 	pid_t hog = fork();
@@ -139,6 +153,8 @@ TEST(Dispatch, EnginesHelpOnlyOnIdleCpus)
 	waitpid(hog, nullptr, 0);
 	sched_setaffinity(0, sizeof(old), &old);
 
+	std::cerr << "hand-off costs at the start: " << before << ", after 128 jobs: " << warmed
+		  << ", at the end: " << handoff_costs() << "\n";
 	std::cerr << "idle CPU 1: " << idle.wall_s << " s, engines " << idle.engine_ns / 1e6
 		  << " ms, handoffs " << idle.handoffs << ", misses " << idle.misses
 		  << "\nbusy CPU 1: " << busy.wall_s << " s, engines " << busy.engine_ns / 1e6

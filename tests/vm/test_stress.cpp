@@ -3,10 +3,13 @@
 // settings change under them, statistics are read and reset, self-tests
 // run, swap devices come and go and unloads are attempted; afterwards
 // every byte verified, the module still healthy, slab and vmalloc flat.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <fstream>
 #include <random>
+#include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -25,6 +28,8 @@ namespace {
 
 struct Churn {
 	std::atomic<long> batches{0}, bad{0}, unload_ok{0};
+	bool selftests = true;	// the in-module self-tests in the churn
+	std::string selftest_not_ok;	// and what of them failed (not judged)
 	void run_for(std::chrono::seconds secs);
 };
 
@@ -105,7 +110,7 @@ void Churn::run_for(std::chrono::seconds secs)
 	// the self-tests run once per churn, whole, with everything else
 	// changing around them (make check-full: again and again); the churn
 	// lasts until that run is over
-	std::atomic<bool> selftest_done{false};
+	std::atomic<bool> selftest_done{!selftests};
 	const bool full = full_run();
 	auto lifetime = [&] {
 		while (!stop) {
@@ -118,8 +123,12 @@ void Churn::run_for(std::chrono::seconds secs)
 				run(kCli + " dev destroy " + std::to_string(std::stoi(c.output.substr(p + 6))));
 			else
 				bad++;
-			if (full || !selftest_done) {
+			if (selftests && (full || !selftest_done)) {
 				sysfs_write(kDbg + "/selftest", "1");
+				std::istringstream k(sysfs_read(kDbg + "/selftest_results"));
+				for (std::string l; std::getline(k, l);)
+					if (l.find("not ok") != std::string::npos)
+						selftest_not_ok += l + "\n";
 				selftest_done = true;
 			}
 		}
@@ -181,6 +190,9 @@ TEST(Stress, SubmittersWhileEverythingChangesLoseNothing)
 	// 8 s and 12 s in make check
 	const bool full = full_run();
 	Churn warm, c;
+	// the self-tests under churn once, in the measured part (make check:
+	// one run under TCG is 15-25 s alone, about a minute under churn)
+	warm.selftests = full;
 	warm.run_for(std::chrono::seconds(full ? 20 : 8));
 	settle();
 	long slab0 = meminfo_kb("SUnreclaim"), vm0 = meminfo_kb("VmallocUsed");
@@ -193,6 +205,12 @@ TEST(Stress, SubmittersWhileEverythingChangesLoseNothing)
 	EXPECT_EQ(warm.unload_ok.load(), 0);
 	// self-tests ran under churn (settings changing under them): run them
 	// once more, quietly, and they must pass
+	// (what failed under churn is said, not judged: a test of dispatch
+	// fails when handoff is "always" or its WQ disabled under it)
+	if (!c.selftest_not_ok.empty())
+		std::cerr << "self-tests that failed under churn:\n" << c.selftest_not_ok;
+	RecordProperty("selftests_not_ok_under_churn", std::to_string(std::count(
+		c.selftest_not_ok.begin(), c.selftest_not_ok.end(), '\n')));
 	ASSERT_EQ(sysfs_write(kDbg + "/selftest", "1"), 0);
 
 	EXPECT_EQ(bad.load(), 0) << "requests lost or wrong under churn";
