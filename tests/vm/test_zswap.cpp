@@ -126,7 +126,8 @@ TEST_P(ZswapAlg, SwapWorkloadIntactAndAccounted)
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCodecs, ZswapAlg,
-			 ::testing::Values("deflate", "lz4", "zstd", "lzo"));
+			 ::testing::Values("deflate", "lz4", "zstd", "lzo"),
+			 [](const auto &info) { return info.param; });
 
 // acomp_inline=0: zswap's pages go through the WQs and engines instead.
 // Only deflate-zbatch can: it is asynchronous (IAA may run it), so zswap
