@@ -50,7 +50,6 @@
 #include "batch.h"
 #include "codec.h"
 #include "config.h"
-#include "exec_iaa.h"
 #include "frontends.h"
 #include "stats.h"
 
@@ -96,7 +95,7 @@ static int zb_run(struct acomp_req *areq, enum zbatch_op op)
 		return -EINVAL;
 	zbatch_req_init(&r->req, op, src, areq->slen, dst, dlen);
 	if (!may_sleep || (READ_ONCE(zbatch_acomp_inline) &&
-			   !zbatch_iaa_serves(t->codec))) {
+			   !zbatch_device_serves(t->codec))) {
 		if (!may_sleep && (preempt_count() || irqs_disabled()))
 			zbatch_stat_add(&zbatch_gstats, ZST_INLINE_ATOMIC, 1);
 		ret = zbatch_run_inline(&t->ctx, &r->req, t->codec);

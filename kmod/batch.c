@@ -26,7 +26,6 @@
 #include "codec.h"
 #include "config.h"
 #include "cost.h"
-#include "exec_iaa.h"
 #include "exec_sw.h"
 #include "plan.h"
 #include "stats.h"
@@ -159,6 +158,25 @@ void zbatch_batch_add(struct zbatch_batch *batch, struct zbatch_req *req)
 }
 EXPORT_SYMBOL_GPL(zbatch_batch_add);
 
+/*
+ * The device executor (exec_iaa.c), set at module init before any
+ * frontend exists and cleared at exit after they are gone: read with
+ * READ_ONCE, never changed under a submitter.
+ */
+static const struct zbatch_exec_device *device_exec;
+
+void zbatch_exec_device_set(const struct zbatch_exec_device *d)
+{
+	WRITE_ONCE(device_exec, d);
+}
+
+bool zbatch_device_serves(unsigned int codec)
+{
+	const struct zbatch_exec_device *d = READ_ONCE(device_exec);
+
+	return d && d->serves(codec);
+}
+
 /**
  * zbatch_codec_batch_size() - how many requests a batching caller should chain
  * @codec: enum zbatch_codec (ZBATCH_CODEC_DEFAULT: the sysfs choice)
@@ -166,20 +184,22 @@ EXPORT_SYMBOL_GPL(zbatch_batch_add);
  *
  * From what dispatch can use: the smallest batch of 4 KiB pages that the
  * measured costs hand to every engine able to help this CPU (plan.h); 1
- * when no engine can help; ZBATCH_IAA_BATCH when IAA runs @codec. Up to
+ * when no engine can help; the device's batch when a device executor
+ * (IAA) runs @codec. Up to
  * ZBATCH_MAX_BATCH requests are accepted in any case.
  *
  * Return: 1..ZBATCH_MAX_BATCH.
  */
 unsigned int zbatch_codec_batch_size(unsigned int codec, enum zbatch_op op)
 {
+	const struct zbatch_exec_device *dev = READ_ONCE(device_exec);
 	struct zbatch_wq *wq = zbatch_wq_pick(op);
 	unsigned int avail;
 
 	if (codec == ZBATCH_CODEC_DEFAULT)
 		codec = READ_ONCE(zbatch_cfg.codec);
-	if (zbatch_iaa_serves(codec))
-		return ZBATCH_IAA_BATCH;
+	if (dev && dev->serves(codec))
+		return dev->batch;
 	avail = wq ? zbatch_wq_helpers(wq, raw_smp_processor_id(), NULL) : 0;
 	return zbatch_plan_batch_size(zbatch_cost_work(codec, op, PAGE_SIZE),
 				      zbatch_cost_handoff_ns(), avail,
@@ -330,7 +350,7 @@ bool zbatch_would_offload(unsigned int codec, enum zbatch_op op,
 		codec = READ_ONCE(zbatch_cfg.codec);
 	if (!nr)
 		return false;
-	if (zbatch_iaa_serves(codec))
+	if (zbatch_device_serves(codec))
 		return true;
 	if (READ_ONCE(zbatch_handoff) == ZBATCH_HANDOFF_ALWAYS)
 		return true;
@@ -487,9 +507,9 @@ static bool job_claimable(struct zbatch_job *job)
 			continue;
 		if (!s->wq)
 			return true;
-		/* "always": engines keep what they were given */
+		/* "always": helpers keep what they were given */
 		if (s->wq->ops->stealable(s->wq) &&
-		    (s->wq->ops != &zbatch_exec_sw ||
+		    (!s->wq->ops->helpers ||
 		     READ_ONCE(zbatch_handoff) != ZBATCH_HANDOFF_ALWAYS))
 			return true;
 	}
@@ -567,7 +587,7 @@ static void job_tidy(struct zbatch_batch *batch)
 				 * one an engine gave back: it came, then lost
 				 * its CPU, and counted that itself)
 				 */
-				if (wq->ops == &zbatch_exec_sw && !s->given_back)
+				if (wq->ops->helpers && !s->given_back)
 					zbatch_wq_helper_missed(wq);
 				zbatch_job_release(job, 1);
 			}
@@ -666,7 +686,7 @@ static void batch_redo(struct zbatch_batch *batch)
 {
 	struct zbatch_ctx *ctx = NULL;
 	struct zbatch_req *req;
-	unsigned int n = 0, iaa = 0;
+	unsigned int n = 0;
 
 	if (batch->flags & ZBATCH_F_NO_FALLBACK)
 		return;
@@ -683,8 +703,8 @@ static void batch_redo(struct zbatch_batch *batch)
 		memset(&req->cr, 0, sizeof(req->cr));
 		zbatch_sw_run(ctx, &req->desc, batch->codec, batch->job.verify);
 		n++;
-		if (req->wq->ops != &zbatch_exec_sw)
-			iaa++;
+		if (req->wq->ops->redone)
+			req->wq->ops->redone(req->wq, 1);
 		if (!blame)
 			continue;
 		if (READ_ONCE(req->cr.status) != IAX_COMP_SUCCESS) {
@@ -695,14 +715,12 @@ static void batch_redo(struct zbatch_batch *batch)
 		}
 		zbatch_stat_add(&zbatch_gstats, ZST_DEVICE_ERRORS, 1);
 		zbatch_stat_add(&req->wq->stats, ZST_DEVICE_ERRORS, 1);
-		if (req->wq->ops == &zbatch_exec_sw)
-			zbatch_wq_device_error(req->wq);
+		if (req->wq->ops->device_error)
+			req->wq->ops->device_error(req->wq);
 	}
 	submitter_ctx_put(batch, ctx);
 	if (n)
 		zbatch_stat_add(&zbatch_gstats, ZST_SW_FALLBACKS, n);
-	if (iaa)
-		zbatch_iaa_redone(iaa);
 }
 
 /* Every record is written: gather the outcomes once. */
@@ -798,27 +816,10 @@ static int batch_alone(struct zbatch_batch *batch, struct zbatch_req *req)
 	return batch->mode == ZBATCH_SYNC ? req->status : -EINPROGRESS;
 }
 
-/**
- * zbatch_submit() - submit every request of a batch
- * @batch: a batch of 1..ZBATCH_MAX_BATCH requests
- *
- * Builds a descriptor per request. When IAA runs the codec (exec_iaa.c)
- * every descriptor is submitted to it at once. Otherwise it decides from
- * measured costs how many engines the batch is worth handing to (none for
- * one request, or when the work would not pay for a wake-up), posts one
- * slice per helper and returns. A batch nobody helps runs here, now. In sync mode the
- * submitter then runs its own slice and waits, as zbatch_wait(); in the
- * async modes its slice waits for zbatch_poll()/zbatch_wait() (or for an
- * engine that finished its own and steals it).
- *
- * Context: process context; may sleep.
- *
- * Return: -EINPROGRESS when submitted (poll or wait for the outcome);
- * in sync mode the outcome, as zbatch_wait(); -EINVAL for an empty or
- * oversized batch or an unknown codec (no request is then touched).
- */
-int zbatch_submit(struct zbatch_batch *batch)
+/* zbatch_submit(), on @on (a device executor's WQ) when not NULL. */
+static int submit(struct zbatch_batch *batch, struct zbatch_wq *on)
 {
+	const struct zbatch_exec_device *dev = on ? NULL : READ_ONCE(device_exec);
 	struct zbatch_job *job = &batch->job;
 	unsigned int codec = batch->codec, k = 0, nr = 0;
 	struct zbatch_wq *wq = NULL;
@@ -872,12 +873,14 @@ int zbatch_submit(struct zbatch_batch *batch)
 	job->cpu = raw_smp_processor_id();
 	batch->desc_ns = nr ? div_u64(work, nr) : 0;
 	zbatch_stats_batch(batch->nr);
-	wq = nr ? zbatch_iaa_get(codec) : NULL;
+	/* a device executor's WQ if one runs the codec now (or @on) */
+	if (nr)
+		wq = on ?: dev ? dev->get(codec) : NULL;
 	if (!wq && nr == 1 && batch->nr == 1 &&
 	    READ_ONCE(zbatch_handoff) != ZBATCH_HANDOFF_ALWAYS)
 		return batch_alone(batch, desc_req(job->desc[0]));
 	if (wq) {
-		/* IAA runs it: every descriptor goes to the device at once */
+		/* a device runs it: every descriptor goes to it at once */
 		device = true;
 		k = 1;
 	} else if (nr > 1 || (nr && READ_ONCE(zbatch_handoff) == ZBATCH_HANDOFF_ALWAYS)) {
@@ -900,8 +903,8 @@ int zbatch_submit(struct zbatch_batch *batch)
 		if (!batch->submit_ns)
 			batch->submit_ns = zbatch_clock();	/* for the timeout */
 		job_post(batch, wq);
-		if (device)
-			zbatch_iaa_put();
+		if (device && dev)
+			dev->put(wq);
 	} else {
 		zbatch_stat_add(&zbatch_gstats, ZST_INLINE_BATCHES, 1);
 		drain_here(batch, UINT_MAX);
@@ -910,7 +913,37 @@ int zbatch_submit(struct zbatch_batch *batch)
 		return zbatch_wait(batch);
 	return -EINPROGRESS;
 }
+
+/**
+ * zbatch_submit() - submit every request of a batch
+ * @batch: a batch of 1..ZBATCH_MAX_BATCH requests
+ *
+ * Builds a descriptor per request. When a device executor runs the codec
+ * (IAA, exec_iaa.c) every descriptor is submitted to it at once.
+ * Otherwise it decides from measured costs how many engines the batch is
+ * worth handing to (none for one request, or when the work would not pay
+ * for a wake-up), posts one slice per helper and returns. A batch nobody
+ * helps runs here, now. In sync mode the
+ * submitter then runs its own slice and waits, as zbatch_wait(); in the
+ * async modes its slice waits for zbatch_poll()/zbatch_wait() (or for an
+ * engine that finished its own and steals it).
+ *
+ * Context: process context; may sleep.
+ *
+ * Return: -EINPROGRESS when submitted (poll or wait for the outcome);
+ * in sync mode the outcome, as zbatch_wait(); -EINVAL for an empty or
+ * oversized batch or an unknown codec (no request is then touched).
+ */
+int zbatch_submit(struct zbatch_batch *batch)
+{
+	return submit(batch, NULL);
+}
 EXPORT_SYMBOL_GPL(zbatch_submit);
+
+int zbatch_submit_on(struct zbatch_batch *batch, struct zbatch_wq *wq)
+{
+	return submit(batch, wq);
+}
 
 /**
  * zbatch_poll() - check a submitted batch, helping it along

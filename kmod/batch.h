@@ -20,4 +20,17 @@ int zbatch_run_inline(struct zbatch_ctx *ctx, struct zbatch_req *req,
 bool zbatch_would_offload(unsigned int codec, enum zbatch_op op,
 			  unsigned int nr, u64 bytes);
 
+struct zbatch_exec_device;
+struct zbatch_wq;
+/* The device executor jobs may go to, or NULL (init and exit only). */
+void zbatch_exec_device_set(const struct zbatch_exec_device *d);
+/* Whether a device executor runs @codec now. */
+bool zbatch_device_serves(unsigned int codec);
+/*
+ * zbatch_submit() on @wq, a device executor's WQ the caller holds,
+ * whatever routing would pick: the executor's own probe of a device it
+ * is attaching.
+ */
+int zbatch_submit_on(struct zbatch_batch *batch, struct zbatch_wq *wq);
+
 #endif /* _ZBATCH_BATCH_H */

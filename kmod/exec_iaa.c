@@ -126,7 +126,6 @@ static struct {
 	unsigned int state;		/* enum iaa_state, READ_ONCE */
 	char reason[160];		/* why offline; under lock */
 	struct iaa_inst *inst;		/* attached; under lock */
-	struct task_struct *prober;	/* the attach probe may submit */
 	atomic_t users;			/* posts running + slots busy */
 	struct zbatch_dev dev;
 	struct zbatch_wq wq;
@@ -445,50 +444,56 @@ static unsigned int iaa_expire(struct zbatch_wq *wq, struct zbatch_job *job)
 	return n;
 }
 
+/* The core redid @n descriptors the device gave back or failed. */
+static void iaa_redone(struct zbatch_wq *wq, unsigned int n)
+{
+	atomic64_add(n, &iaa.redone);
+}
+
 const struct zbatch_exec_ops zbatch_exec_iaa = {
 	.name = "iaa",
 	.post = iaa_post,
 	.unpost = iaa_unpost,
 	.stealable = iaa_stealable,
 	.expire = iaa_expire,
+	.redone = iaa_redone,
 };
 
-/**
- * zbatch_iaa_get() - the IAA WQ if it runs @codec now
- * @codec: enum zbatch_codec
- *
- * Return: the WQ with a reference the caller drops with zbatch_iaa_put()
- * once it posted, or NULL (run on the software engines).
+/*
+ * The device executor the core routes deflate to while online: get()
+ * returns the WQ with a users reference that put() drops once the job is
+ * posted (detach() clears the state, then waits for users).
  */
-struct zbatch_wq *zbatch_iaa_get(unsigned int codec)
+static struct zbatch_wq *iaa_get(unsigned int codec)
 {
-	unsigned int st = READ_ONCE(iaa.state);
-
-	if (codec != ZBATCH_CODEC_DEFLATE || !iaa.created)
-		return NULL;
-	if (st != IAA_ONLINE && !(st == IAA_PROBING && READ_ONCE(iaa.prober) == current))
+	if (codec != ZBATCH_CODEC_DEFLATE || READ_ONCE(iaa.state) != IAA_ONLINE)
 		return NULL;
 	atomic_inc(&iaa.users);
 	/* pairs with detach: it clears the state, then waits for users */
 	smp_mb__after_atomic();
-	st = READ_ONCE(iaa.state);
-	if (st != IAA_ONLINE && st != IAA_PROBING) {
+	if (READ_ONCE(iaa.state) != IAA_ONLINE) {
 		users_put();
 		return NULL;
 	}
 	return &iaa.wq;
 }
 
-void zbatch_iaa_put(void)
+static void iaa_put(struct zbatch_wq *wq)
 {
 	users_put();
 }
 
-/* Whether the IAA executor runs @codec right now (status reporting). */
-bool zbatch_iaa_serves(unsigned int codec)
+static bool iaa_serves(unsigned int codec)
 {
 	return codec == ZBATCH_CODEC_DEFLATE && READ_ONCE(iaa.state) == IAA_ONLINE;
 }
+
+static const struct zbatch_exec_device iaa_device = {
+	.serves = iaa_serves,
+	.get = iaa_get,
+	.put = iaa_put,
+	.batch = ZBATCH_IAA_BATCH,
+};
 
 /*
  * ---- attach / detach ----
@@ -664,18 +669,21 @@ static int probe(void)
 	back = page + 2 * PAGE_SIZE;
 	for (i = 0; i < PAGE_SIZE; i++)
 		page[i] = "zbatch probes IAA "[i % 18] ^ (i >> 9);
-	WRITE_ONCE(iaa.prober, current);
+	/*
+	 * on the WQ itself: routing sends nothing to a device still probing
+	 * (iaa.lock keeps detach() away meanwhile)
+	 */
 	zbatch_batch_init(b, ZBATCH_CODEC_DEFLATE, ZBATCH_F_NO_FALLBACK | ZBATCH_KF_SYNC);
 	zbatch_req_init(&r[0], ZBATCH_OP_COMPRESS, page, PAGE_SIZE, cmp, PAGE_SIZE);
 	zbatch_batch_add(b, &r[0]);
-	ret = zbatch_submit(b);
+	ret = zbatch_submit_on(b, &iaa.wq);
 	if (ret)
 		goto out;
 	/* the device's output, decompressed by the device */
 	zbatch_batch_init(b, ZBATCH_CODEC_DEFLATE, ZBATCH_F_NO_FALLBACK | ZBATCH_KF_SYNC);
 	zbatch_req_init(&r[1], ZBATCH_OP_DECOMPRESS, cmp, r[0].produced, back, PAGE_SIZE);
 	zbatch_batch_add(b, &r[1]);
-	ret = zbatch_submit(b);
+	ret = zbatch_submit_on(b, &iaa.wq);
 	if (!ret && (r[1].produced != PAGE_SIZE || memcmp(page, back, PAGE_SIZE)))
 		ret = -EILSEQ;
 	if (ret)
@@ -693,7 +701,6 @@ static int probe(void)
 	if (!ret && (r[1].produced != PAGE_SIZE || memcmp(page, back, PAGE_SIZE)))
 		ret = -EILSEQ;
 out:
-	WRITE_ONCE(iaa.prober, NULL);
 	kfree(page);
 	kfree(b);
 	return ret;
@@ -871,12 +878,6 @@ static const struct attribute_group iaa_group = {
 	.attrs = iaa_attrs,
 };
 
-/* The core redid a descriptor the device gave back. */
-void zbatch_iaa_redone(unsigned int n)
-{
-	atomic64_add(n, &iaa.redone);
-}
-
 /**
  * zbatch_iaa_create() - the IAA executor and /sys/kernel/zbatch/iaa/
  * @parent: /sys/kernel/zbatch
@@ -930,6 +931,7 @@ int zbatch_iaa_create(struct kobject *parent)
 	if (ret)
 		goto err_group;
 	iaa.created = true;
+	zbatch_exec_device_set(&iaa_device);
 	mod_delayed_work(system_wq, &iaa.retry, 0);
 	return 0;
 
@@ -949,6 +951,7 @@ void zbatch_iaa_destroy(void)
 {
 	if (!iaa.created)
 		return;
+	zbatch_exec_device_set(NULL);
 	crypto_unregister_notifier(&iaa.nb);
 	sysfs_remove_group(iaa.kobj, &iaa_group);
 	kobject_put(iaa.kobj);

@@ -19,9 +19,5 @@ extern unsigned int zbatch_fault_late_ms;
 #define ZBATCH_IAA_BATCH	16
 int zbatch_iaa_create(struct kobject *parent);
 void zbatch_iaa_destroy(void);
-struct zbatch_wq *zbatch_iaa_get(unsigned int codec);
-void zbatch_iaa_put(void);
-bool zbatch_iaa_serves(unsigned int codec);
-void zbatch_iaa_redone(unsigned int n);
 
 #endif /* _ZBATCH_EXEC_IAA_H */

@@ -150,7 +150,7 @@ unsigned int zbatch_sw_drain(struct zbatch_ctx *ctx, struct zbatch_job *job,
 		 * slices no WQ holds (refused, taken back) or a device left
 		 */
 		if (s == own || !slice_stealable(s) ||
-		    (!steal && READ_ONCE(s->wq) && READ_ONCE(s->wq)->ops == &zbatch_exec_sw))
+		    (!steal && READ_ONCE(s->wq) && READ_ONCE(s->wq)->ops->helpers))
 			continue;
 		while (n < max && !drain_yield(flags) && (d = zbatch_slice_claim(s))) {
 			run_one(ctx, job, wq, d);
@@ -287,6 +287,8 @@ const struct zbatch_exec_ops zbatch_exec_sw = {
 	.post = sw_post,
 	.unpost = sw_unpost,
 	.stealable = sw_stealable,
+	.device_error = zbatch_wq_device_error,
+	.helpers = true,
 };
 
 /* Whether another engine of @e's device runs on another CPU than @e. */

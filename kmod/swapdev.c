@@ -41,7 +41,6 @@
 #include "batch.h"
 #include "codec.h"
 #include "cost.h"
-#include "exec_iaa.h"
 #include "frontends.h"
 #include "swapdev.h"
 #include "sysfs.h"
@@ -289,7 +288,7 @@ static struct zb_item *io_add(struct zb_io *io, enum zbatch_op op, const void *s
 static bool io_alone(const struct zb_io *io, unsigned int n)
 {
 	return n == 1 && READ_ONCE(zbatch_handoff) != ZBATCH_HANDOFF_ALWAYS &&
-	       !zbatch_iaa_serves(io->codec);
+	       !zbatch_device_serves(io->codec);
 }
 
 static void io_run(struct zb_swapdev *z, struct zb_io *io, int rw)

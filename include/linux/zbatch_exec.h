@@ -151,6 +151,40 @@ struct zbatch_exec_ops {
 	bool (*unpost)(struct zbatch_wq *wq, struct zbatch_slice *s);
 	bool (*stealable)(struct zbatch_wq *wq);
 	unsigned int (*expire)(struct zbatch_wq *wq, struct zbatch_job *job);
+	/*
+	 * Optional: @n of @wq's records were redone in software (the core's
+	 * batch_redo(); the executor counts what it gave back).
+	 */
+	void (*redone)(struct zbatch_wq *wq, unsigned int n);
+	/*
+	 * Optional: software got right what @wq failed, so @wq is to blame
+	 * (the software WQs leave service after a run of them).
+	 */
+	void (*device_error)(struct zbatch_wq *wq);
+	/*
+	 * Helpers (the software engines): a posted slice waits for a helper
+	 * to come and claim it, so dispatch's hand-off rules apply: a slice
+	 * taken back unrun is a helper miss (back-off), with handoff
+	 * "always" helpers keep what they were given, and a drain without
+	 * ZBATCH_DRAIN_STEAL leaves their slices alone.
+	 */
+	bool helpers;
+};
+
+/*
+ * A device executor (IAA) runs whole jobs of the codecs it serves. It
+ * registers with the core (zbatch_exec_device_set(), batch.c) when it is
+ * created and unregisters before it is destroyed, with no submitter
+ * about (module init and exit, main.c); the core asks it for a WQ per
+ * job and names no executor.
+ */
+struct zbatch_exec_device {
+	/* whether it runs @codec now (batch size, inline choices, status) */
+	bool (*serves)(unsigned int codec);
+	/* a WQ to run a job of @codec, held until put(); NULL: not now */
+	struct zbatch_wq *(*get)(unsigned int codec);
+	void (*put)(struct zbatch_wq *wq);
+	unsigned int batch;	/* the requests one submit should hand it */
 };
 
 /* Claim the next unclaimed descriptor of @s, or NULL when none is left. */
