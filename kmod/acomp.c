@@ -16,7 +16,7 @@
  * algorithm's test vectors on it at registration.
  *
  * Every call is one request through the batch core: on IAA when the IAA
- * executor runs the codec (exec_iaa.c), else inline on the calling CPU
+ * executor runs the codec (exec_acomp.c), else inline on the calling CPU
  * with the transform's own preallocated workspace (acomp_inline=1, the
  * default), or through the engines. Decompression never fails on data
  * zbatch produced for want of memory, an engine or a device: workspaces

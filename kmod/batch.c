@@ -159,7 +159,7 @@ void zbatch_batch_add(struct zbatch_batch *batch, struct zbatch_req *req)
 EXPORT_SYMBOL_GPL(zbatch_batch_add);
 
 /*
- * The device executor (exec_iaa.c), set at module init before any
+ * The device executor (exec_acomp.c), set at module init before any
  * frontend exists and cleared at exit after they are gone: read with
  * READ_ONCE, never changed under a submitter.
  */
@@ -919,7 +919,7 @@ static int submit(struct zbatch_batch *batch, struct zbatch_wq *on)
  * @batch: a batch of 1..ZBATCH_MAX_BATCH requests
  *
  * Builds a descriptor per request. When a device executor runs the codec
- * (IAA, exec_iaa.c) every descriptor is submitted to it at once.
+ * (exec_acomp.c) every descriptor is submitted to it at once.
  * Otherwise it decides from measured costs how many engines the batch is
  * worth handing to (none for one request, or when the work would not pay
  * for a wake-up), posts one slice per helper and returns. A batch nobody

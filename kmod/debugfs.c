@@ -17,7 +17,7 @@
 #include "codec.h"
 #include "config.h"
 #include "cost.h"
-#include "exec_iaa.h"
+#include "exec_acomp.h"
 #include "exec_sw.h"
 #include "frontends.h"
 #include "pct.h"
@@ -193,7 +193,7 @@ static const struct file_operations handoff_fops = {
  */
 static ssize_t fault_read(struct file *f, char __user *buf, size_t len, loff_t *pos)
 {
-	struct zbatch_wq *wq = file_inode(f)->i_private;
+	struct zbatch_sw_wq *wq = file_inode(f)->i_private;
 	char out[64];
 	int n;
 
@@ -218,7 +218,7 @@ static ssize_t fault_read(struct file *f, char __user *buf, size_t len, loff_t *
 static ssize_t fault_write(struct file *f, const char __user *buf, size_t len,
 			   loff_t *pos)
 {
-	struct zbatch_wq *wq = file_inode(f)->i_private;
+	struct zbatch_sw_wq *wq = file_inode(f)->i_private;
 	unsigned int a = 1, b = 0, c = 1, kind;
 	char in[64], word[16];
 	int n;
@@ -345,8 +345,8 @@ void zbatch_debugfs_create(void)
 			wd = debugfs_create_dir(name, dd);
 			debugfs_create_file("stats", 0400, wd, &wq->stats, &stats_fops);
 			/* fault injection: engines ignore a stalled WQ */
-			debugfs_create_bool("stall", 0600, wd, &wq->stalled);
-			debugfs_create_file("fault", 0600, wd, wq, &fault_fops);
+			debugfs_create_bool("stall", 0600, wd, &to_sw_wq(wq)->stalled);
+			debugfs_create_file("fault", 0600, wd, to_sw_wq(wq), &fault_fops);
 		}
 	}
 }

@@ -43,7 +43,7 @@
 
 static bool sw_stealable(struct zbatch_wq *wq)
 {
-	return !READ_ONCE(wq->stalled);
+	return !READ_ONCE(to_sw_wq(wq)->stalled);
 }
 
 static bool slice_stealable(struct zbatch_slice *s)
@@ -62,7 +62,7 @@ bool zbatch_fault_hit(struct zbatch_fault *f)
 }
 
 /* An injected fault for @d on @wq's engine: true when it replaced the run. */
-static bool run_fault(struct zbatch_wq *wq, struct iax_hw_desc *d,
+static bool run_fault(struct zbatch_sw_wq *wq, struct iax_hw_desc *d,
 		      struct zbatch_ctx *ctx, struct zbatch_job *job)
 {
 	struct iax_completion_record *cr = zbatch_desc_cr(d);
@@ -87,7 +87,7 @@ static bool run_fault(struct zbatch_wq *wq, struct iax_hw_desc *d,
 }
 
 static void run_one(struct zbatch_ctx *ctx, struct zbatch_job *job,
-		    struct zbatch_wq *wq, struct iax_hw_desc *d)
+		    struct zbatch_sw_wq *wq, struct iax_hw_desc *d)
 {
 	enum zbatch_op op = d->opcode == IAX_OPCODE_DECOMPRESS ?
 			    ZBATCH_OP_DECOMPRESS : ZBATCH_OP_COMPRESS;
@@ -133,13 +133,15 @@ unsigned int zbatch_sw_drain(struct zbatch_ctx *ctx, struct zbatch_job *job,
 			     unsigned int flags, unsigned int max,
 			     unsigned int *stolen)
 {
+	/* an engine's WQ, whose injected faults apply; NULL: the submitter */
+	struct zbatch_sw_wq *swq = wq ? to_sw_wq(wq) : NULL;
 	bool steal = flags & ZBATCH_DRAIN_STEAL;
 	struct iax_hw_desc *d;
 	unsigned int i, n = 0;
 
 	*stolen = 0;
 	while (own && n < max && !drain_yield(flags) && (d = zbatch_slice_claim(own))) {
-		run_one(ctx, job, wq, d);
+		run_one(ctx, job, swq, d);
 		n++;
 	}
 	for (i = 0; i < job->nr_slices && n < max; i++) {
@@ -153,7 +155,7 @@ unsigned int zbatch_sw_drain(struct zbatch_ctx *ctx, struct zbatch_job *job,
 		    (!steal && READ_ONCE(s->wq) && READ_ONCE(s->wq)->ops->helpers))
 			continue;
 		while (n < max && !drain_yield(flags) && (d = zbatch_slice_claim(s))) {
-			run_one(ctx, job, wq, d);
+			run_one(ctx, job, swq, d);
 			n++;
 			(*stolen)++;
 		}
@@ -209,15 +211,16 @@ static void sw_wake_here(struct zbatch_dev *dev)
 	}
 }
 
-static int sw_post(struct zbatch_wq *wq, struct zbatch_slice *s)
+static int sw_post(struct zbatch_wq *w, struct zbatch_slice *s)
 {
-	struct zbatch_dev *dev = wq->dev;
+	struct zbatch_sw_wq *wq = to_sw_wq(w);
+	struct zbatch_dev *dev = w->dev;
 	unsigned long flags;
 
 	if (READ_ONCE(wq->fault.kind) == ZBATCH_FAULT_FULL)
 		return -EAGAIN;		/* fault injection: a full WQ */
 	spin_lock_irqsave(&wq->lock, flags);
-	if (wq->count + s->nr > wq->size) {
+	if (wq->count + s->nr > w->size) {
 		spin_unlock_irqrestore(&wq->lock, flags);
 		return -EAGAIN;
 	}
@@ -236,8 +239,9 @@ static int sw_post(struct zbatch_wq *wq, struct zbatch_slice *s)
 	return 0;
 }
 
-static bool sw_unpost(struct zbatch_wq *wq, struct zbatch_slice *s)
+static bool sw_unpost(struct zbatch_wq *w, struct zbatch_slice *s)
 {
+	struct zbatch_sw_wq *wq = to_sw_wq(w);
 	unsigned long flags;
 	bool ok = false;
 
@@ -258,8 +262,9 @@ static bool sw_unpost(struct zbatch_wq *wq, struct zbatch_slice *s)
  * counted in before). The submitter may then steal or take it back, or an
  * engine take it; this one comes back to it once it has a CPU again.
  */
-static void sw_repost(struct zbatch_wq *wq, struct zbatch_slice *s)
+static void sw_repost(struct zbatch_wq *w, struct zbatch_slice *s)
 {
+	struct zbatch_sw_wq *wq = to_sw_wq(w);
 	/*
 	 * Once the lock is dropped the slice may be taken back and the job
 	 * end (its memory is the caller's): nothing of it is read after.
@@ -278,8 +283,8 @@ static void sw_repost(struct zbatch_wq *wq, struct zbatch_slice *s)
 	spin_unlock_irqrestore(&wq->lock, flags);
 	/* pairs with engine_sleep(), as in sw_post() */
 	smp_mb();
-	if (!sw_wake_other(wq->dev, cpu))
-		sw_wake_here(wq->dev);
+	if (!sw_wake_other(w->dev, cpu))
+		sw_wake_here(w->dev);
 }
 
 const struct zbatch_exec_ops zbatch_exec_sw = {
@@ -316,7 +321,7 @@ static struct zbatch_slice *find_slice(struct zbatch_engine *e, bool take)
 	unsigned int i;
 
 	for (i = 0; i < dev->nr_wqs && !found; i++) {
-		struct zbatch_wq *wq = dev->wqs[i];
+		struct zbatch_sw_wq *wq = to_sw_wq(dev->wqs[i]);
 
 		if (READ_ONCE(wq->stalled) || !READ_ONCE(wq->count))
 			continue;
@@ -438,7 +443,8 @@ static bool engine_spin(struct zbatch_engine *e)
 	WRITE_ONCE(e->polling, true);
 	do {
 		for (i = 0; i < e->dev->nr_wqs; i++)
-			if (READ_ONCE(e->dev->wqs[i]->count) && find_slice(e, false)) {
+			if (READ_ONCE(to_sw_wq(e->dev->wqs[i])->count) &&
+			    find_slice(e, false)) {
 				WRITE_ONCE(e->polling, false);
 				e->spin_miss = 0;
 				return true;

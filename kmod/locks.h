@@ -11,10 +11,10 @@
  * Functions documented as running under a lock assert it
  * (lockdep_assert_held(); slot bit locks: slot_assert_locked()).
  *   selftest_lock (mutex, selftest.c): one self-test run. Inside: the whole
- *     batch path, zbatch_cfg_lock (settings), iaa.lock is never taken.
- *   iaa.lock (mutex, exec_iaa.c): IAA attach/detach and the driver name.
- *     Inside: its probe runs batches (ctx_pool_lock, a job's waitq.lock,
- *     an instance's free_lock), detach takes iaa.grave_lock.
+ *     batch path, zbatch_cfg_lock (settings), acx.lock is never taken.
+ *   acx.lock (mutex, exec_acomp.c): the device executor's attach/detach
+ *     and its driver name. Inside: its probe runs batches (ctx_pool_lock, a job's waitq.lock,
+ *     an instance's free_lock), detach takes acx.grave_lock.
  *   zb_lock (mutex, swapdev.c): the swap device table; then a device's
  *     init_lock (rw_semaphore): configuration and teardown, inside which
  *     the CPU hotplug lock (the device's streams come and go with CPUs).
@@ -33,17 +33,17 @@
  *     Inside: the scheduler's own locks (set_cpus_allowed_ptr()), engine
  *     creation and zbatch_ctx_prepare().
  *   ctx_pool_lock (mutex, codec.c): innermost; nothing nests inside it.
- *   zbatch_wq.lock (spinlock, irqsave): one WQ's queue of posted slices
- *     and its descriptor count; one round trip per slice. Inside: only
+ *   zbatch_sw_wq.lock (spinlock, irqsave): one software WQ's queue of
+ *     posted slices and its descriptor count; one round trip per slice. Inside: only
  *     a job's waitq.lock, when an engine gives a slice back
  *     (sw_repost(): the wake-up must come while the slice holds the job).
  *   zbatch_job.waitq.lock: the release of a job's pending count
  *     (zbatch_job_release()); innermost (wake_up_locked() takes only the
  *     scheduler's own locks).
- *   iaa_inst.free_lock, iaa.grave_lock (spinlocks): innermost.
+ *   acx_inst.free_lock, acx.grave_lock (spinlocks): innermost.
  *   An engine's slice (exec_sw.c, run_slice()): preemption off from
  *     taking the slice to letting it go; inside: codecs on the engine's
- *     prepared context (no allocation), zbatch_wq.lock, the job's waitq.
+ *     prepared context (no allocation), zbatch_sw_wq.lock, the job's waitq.
  *   swap slots' bit locks: several at once only in index order (a unit's
  *     writer, a region's reader: swapdev_store.c); inside: zsmalloc's
  *     own locks (zs_map_object(), zs_free()) and, for a read straight

@@ -4,7 +4,7 @@
  *
  * main.c holds module init/exit and the 'selftest' parameter; every
  * subsystem has its own file, its own load-time parameters (wq.c: the
- * layout; exec_iaa.c: iaa_*; acomp.c: acomp_priority) and a
+ * layout; iaa.c: iaa_*; acomp.c: acomp_priority) and a
  * _create()/_destroy() pair called from here in order, undone in reverse
  * order.
  */
@@ -16,7 +16,7 @@
 
 #include "codec.h"
 #include "config.h"
-#include "exec_iaa.h"
+#include "exec_acomp.h"
 #include "frontends.h"
 #include "stats.h"
 #include "sysfs.h"

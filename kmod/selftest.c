@@ -572,7 +572,7 @@ static void test_timeout(struct st_bufs *b)
 	mutex_unlock(&zbatch_cfg_lock);
 	for (d = 0; d < zbatch_nr_devs; d++)
 		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++)
-			WRITE_ONCE(zbatch_devs[d]->wqs[w]->stalled, true);
+			WRITE_ONCE(to_sw_wq(zbatch_devs[d]->wqs[w])->stalled, true);
 	/* a hung WQ is seen only by descriptors handed to it */
 	set_handoff(ZBATCH_HANDOFF_ALWAYS);
 	set_mode(ZBATCH_ASYNC_IRQ);
@@ -594,7 +594,7 @@ static void test_timeout(struct st_bufs *b)
 	mutex_lock(&zbatch_cfg_lock);
 	for (d = 0; d < zbatch_nr_devs; d++) {
 		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++) {
-			WRITE_ONCE(zbatch_devs[d]->wqs[w]->stalled, false);
+			WRITE_ONCE(to_sw_wq(zbatch_devs[d]->wqs[w])->stalled, false);
 			WRITE_ONCE(zbatch_devs[d]->wqs[w]->enabled, true);
 		}
 	}
@@ -793,25 +793,26 @@ static void state_save(struct st_saved *sv)
 	sv->nomem = READ_ONCE(zbatch_fault_nomem);
 	for (d = 0; d < zbatch_nr_devs; d++)
 		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++) {
-			struct zbatch_wq *wq = zbatch_devs[d]->wqs[w];
+			struct zbatch_sw_wq *swq = to_sw_wq(zbatch_devs[d]->wqs[w]);
+			struct zbatch_wq *wq = &swq->wq;
 			unsigned int i = d * ZBATCH_MAX_WQS + w;
 
 			sv->wq[i].enabled = READ_ONCE(wq->enabled);
-			sv->wq[i].stalled = READ_ONCE(wq->stalled);
+			sv->wq[i].stalled = READ_ONCE(swq->stalled);
 			sv->wq[i].timeout_logged = READ_ONCE(wq->timeout_logged);
 			sv->wq[i].errors_logged = READ_ONCE(wq->errors_logged);
-			sv->wq[i].fault = wq->fault;
+			sv->wq[i].fault = swq->fault;
 		}
 	/* the tests run on every WQ, in service, without injected faults */
 	WRITE_ONCE(zbatch_fault_nomem, 0);
 	WRITE_ONCE(zbatch_handoff, ZBATCH_HANDOFF_AUTO);
 	for (d = 0; d < zbatch_nr_devs; d++)
 		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++) {
-			struct zbatch_wq *wq = zbatch_devs[d]->wqs[w];
+			struct zbatch_sw_wq *swq = to_sw_wq(zbatch_devs[d]->wqs[w]);
 
-			WRITE_ONCE(wq->fault.kind, ZBATCH_FAULT_NONE);
-			WRITE_ONCE(wq->stalled, false);
-			WRITE_ONCE(wq->enabled, true);
+			WRITE_ONCE(swq->fault.kind, ZBATCH_FAULT_NONE);
+			WRITE_ONCE(swq->stalled, false);
+			WRITE_ONCE(swq->wq.enabled, true);
 		}
 	mutex_unlock(&zbatch_cfg_lock);
 }
@@ -832,17 +833,18 @@ static void state_restore(const struct st_saved *sv)
 	WRITE_ONCE(zbatch_fault_nomem, sv->nomem);
 	for (d = 0; d < zbatch_nr_devs; d++)
 		for (w = 0; w < zbatch_devs[d]->nr_wqs; w++) {
-			struct zbatch_wq *wq = zbatch_devs[d]->wqs[w];
+			struct zbatch_sw_wq *swq = to_sw_wq(zbatch_devs[d]->wqs[w]);
+			struct zbatch_wq *wq = &swq->wq;
 			unsigned int i = d * ZBATCH_MAX_WQS + w;
 
-			WRITE_ONCE(wq->stalled, sv->wq[i].stalled);
+			WRITE_ONCE(swq->stalled, sv->wq[i].stalled);
 			WRITE_ONCE(wq->timeout_logged, sv->wq[i].timeout_logged);
 			WRITE_ONCE(wq->errors_logged, sv->wq[i].errors_logged);
-			WRITE_ONCE(wq->fault.status, sv->wq[i].fault.status);
-			WRITE_ONCE(wq->fault.error_code, sv->wq[i].fault.error_code);
-			WRITE_ONCE(wq->fault.every, sv->wq[i].fault.every);
+			WRITE_ONCE(swq->fault.status, sv->wq[i].fault.status);
+			WRITE_ONCE(swq->fault.error_code, sv->wq[i].fault.error_code);
+			WRITE_ONCE(swq->fault.every, sv->wq[i].fault.every);
 			/* the kind last, after its parameters (fault_write()) */
-			smp_store_release(&wq->fault.kind, sv->wq[i].fault.kind);
+			smp_store_release(&swq->fault.kind, sv->wq[i].fault.kind);
 			atomic_set(&wq->err_streak, 0);
 			WRITE_ONCE(wq->enabled, sv->wq[i].enabled);
 		}

@@ -107,8 +107,9 @@ struct zbatch_wq *zbatch_wq_pick(enum zbatch_op op)
 #define HELPER_BACKOFF_NS	(100 * NSEC_PER_USEC)
 #define HELPER_MISS_MAX		10
 
-void zbatch_wq_helper_missed(struct zbatch_wq *wq)
+void zbatch_wq_helper_missed(struct zbatch_wq *w)
 {
+	struct zbatch_sw_wq *wq = to_sw_wq(w);
 	unsigned int miss = min(READ_ONCE(wq->helper_miss) + 1, HELPER_MISS_MAX);
 
 	zbatch_stat_add(&zbatch_gstats, ZST_HELPER_MISSES, 1);
@@ -116,8 +117,10 @@ void zbatch_wq_helper_missed(struct zbatch_wq *wq)
 	WRITE_ONCE(wq->helper_retry_ns, zbatch_clock() + (HELPER_BACKOFF_NS << miss));
 }
 
-void zbatch_wq_helper_came(struct zbatch_wq *wq)
+void zbatch_wq_helper_came(struct zbatch_wq *w)
 {
+	struct zbatch_sw_wq *wq = to_sw_wq(w);
+
 	if (READ_ONCE(wq->helper_miss)) {
 		WRITE_ONCE(wq->helper_miss, 0);
 		WRITE_ONCE(wq->helper_retry_ns, 0);
@@ -125,7 +128,7 @@ void zbatch_wq_helper_came(struct zbatch_wq *wq)
 }
 
 /* Whether @wq backs off (clocks differ across CPUs: never for longer). */
-static bool helpers_backing_off(const struct zbatch_wq *wq)
+static bool helpers_backing_off(const struct zbatch_sw_wq *wq)
 {
 	u64 retry = READ_ONCE(wq->helper_retry_ns), now;
 
@@ -150,7 +153,7 @@ unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu,
 	if (polling)
 		*polling = p;
 	/* backing off: only engines that poll now (their CPU is idle) */
-	if (READ_ONCE(zbatch_handoff) == ZBATCH_HANDOFF_AUTO && helpers_backing_off(wq))
+	if (READ_ONCE(zbatch_handoff) == ZBATCH_HANDOFF_AUTO && helpers_backing_off(to_sw_wq(wq)))
 		n = p;
 	return min_t(unsigned int, n, ZBATCH_MAX_SLICES - 1);
 }
@@ -258,7 +261,7 @@ static ssize_t priority_show(struct kobject *k, struct kobj_attribute *a, char *
 
 static ssize_t queued_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 {
-	return sysfs_emit(buf, "%u\n", READ_ONCE(to_wq(k)->count));
+	return sysfs_emit(buf, "%u\n", READ_ONCE(to_sw_wq(to_wq(k))->count));
 }
 
 static ssize_t executor_show(struct kobject *k, struct kobj_attribute *a, char *buf)
@@ -333,7 +336,7 @@ static void wq_release(struct kobject *k)
 	struct zbatch_wq *wq = to_wq(k);
 
 	zbatch_stats_free(&wq->stats);
-	kfree(wq);
+	kfree(to_sw_wq(wq));	/* every WQ in sysfs is a software WQ */
 }
 
 static const struct kobj_type dev_ktype = {
@@ -384,7 +387,8 @@ static struct zbatch_dev *dev_create(unsigned int id, int node,
 	if (ret)
 		goto err_put_dev;
 	for (i = 0; i < wqs; i++) {
-		struct zbatch_wq *wq = kzalloc_node(sizeof(*wq), GFP_KERNEL, node);
+		struct zbatch_sw_wq *swq = kzalloc_node(sizeof(*swq), GFP_KERNEL, node);
+		struct zbatch_wq *wq = swq ? &swq->wq : NULL;
 
 		if (!wq) {
 			ret = -ENOMEM;
@@ -405,8 +409,8 @@ static struct zbatch_dev *dev_create(unsigned int id, int node,
 		/* the first WQ gets the highest priority, as iaa-crypto's 10 */
 		wq->priority = 10 - min(i, 9u);
 		wq->enabled = true;
-		spin_lock_init(&wq->lock);
-		INIT_LIST_HEAD(&wq->slices);
+		spin_lock_init(&swq->lock);
+		INIT_LIST_HEAD(&swq->slices);
 		ret = kobject_add(&wq->kobj, &dev->kobj, "wq%u", i);
 		if (ret)
 			goto err_put_wqs;

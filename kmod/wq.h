@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Devices and work queues: lifetime, sysfs, WQ choice, helpers, fault
- * injection (wq.c). zbatch_wq.lock: lock order in locks.h.
+ * injection (wq.c). zbatch_sw_wq.lock: lock order in locks.h.
  */
 #ifndef _ZBATCH_WQ_H
 #define _ZBATCH_WQ_H
 
 #include <linux/atomic.h>
+#include <linux/container_of.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
@@ -47,6 +48,10 @@ bool zbatch_fault_hit(struct zbatch_fault *f);
 /* Consecutive device errors after which a WQ leaves service. */
 #define ZBATCH_WQ_ERR_LIMIT	16
 
+/*
+ * What the batch core knows of a WQ, whatever executor runs it: where it
+ * routes a slice (ops), whether it is in service, what it counts.
+ */
 struct zbatch_wq {
 	struct kobject kobj;		/* /sys/kernel/zbatch/devN/wqM */
 	struct zbatch_dev *dev;
@@ -60,29 +65,39 @@ struct zbatch_wq {
 	 * a WQ out of service without it (timeout, device error: WRITE_ONCE)
 	 */
 	bool enabled;
-	bool stalled;			/* debugfs fault injection: a hung WQ */
 	bool timeout_logged;
 	bool errors_logged;
-	struct zbatch_fault fault;	/* debugfs fault injection */
-	atomic_t err_streak;		/* device errors in a row (software WQs) */
+	/* device errors in a row (ops->device_error); a good record ends it */
+	atomic_t err_streak;
+	struct zbatch_stats stats;
+};
 
+/*
+ * A software WQ, the modelled queue the engines of exec_sw.c run: every
+ * WQ of a modelled device (zbatch_devs) is one. A device executor (IAA)
+ * has a struct zbatch_wq alone: nothing here is in the type they share.
+ */
+struct zbatch_sw_wq {
+	struct zbatch_wq wq;
 	spinlock_t lock;		/* protects slices and count */
 	struct list_head slices;	/* zbatch_slice.node, FIFO */
 	unsigned int count;		/* descriptors of the posted slices */
-
+	bool stalled;			/* debugfs fault injection: a hung WQ */
+	struct zbatch_fault fault;	/* debugfs fault injection */
 	/*
-	 * Helpers that did not come (software WQs): slices in a row that
-	 * others ran before any engine took one, or of which the engine
-	 * that took it ran less than half (engines run at SCHED_IDLE:
-	 * their CPUs were busy). Until helper_retry_ns only engines polling
-	 * right now (on an idle CPU) are offered slices. Words read and
-	 * written without a lock: a lost update changes one back-off.
+	 * Helpers that did not come: slices in a row that others ran
+	 * before any engine took one, or of which the engine that took it
+	 * ran less than half (engines run at SCHED_IDLE: their CPUs were
+	 * busy). Until helper_retry_ns only engines polling right now (on
+	 * an idle CPU) are offered slices. Words read and written without
+	 * a lock: a lost update changes one back-off.
 	 */
 	unsigned int helper_miss;
 	u64 helper_retry_ns;
-
-	struct zbatch_stats stats;
 };
+
+/* The software WQ of @w (a WQ of a modelled device: ops->helpers). */
+#define to_sw_wq(w)	container_of_const(w, struct zbatch_sw_wq, wq)
 
 struct zbatch_dev {
 	struct kobject kobj;		/* /sys/kernel/zbatch/devN */
@@ -109,7 +124,10 @@ struct zbatch_wq *zbatch_wq_pick(enum zbatch_op op);
 unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu,
 			       unsigned int *polling);
 void zbatch_wq_timed_out(struct zbatch_wq *wq);
-/* A slice of @wq no engine took (back off) / an engine ran one (stop). */
+/*
+ * A slice of software WQ @wq no engine took (back off) / an engine ran
+ * one (stop).
+ */
 void zbatch_wq_helper_missed(struct zbatch_wq *wq);
 void zbatch_wq_helper_came(struct zbatch_wq *wq);
 /* A record of @wq said the device failed; too many in a row: out of service. */

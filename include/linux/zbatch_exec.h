@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The executor contract: the one seam between the batch core and whatever
- * runs descriptors (the software engines of exec_sw.c, IAA through iaa_crypto in exec_iaa.c).
+ * runs descriptors (the software engines of exec_sw.c; any async acomp
+ * driver, IAA's iaa_crypto among them, in exec_acomp.c).
  *
  * The core turns each request of a batch into an IAA descriptor
  * (struct iax_hw_desc, <uapi/linux/idxd.h>) whose completion_addr points at
@@ -75,17 +76,17 @@ struct zbatch_wq;
  * wake-up. desc[first .. first + nr) belong to it until claimed.
  */
 struct zbatch_slice {
-	struct list_head node;		/* in zbatch_wq.slices while posted */
+	struct list_head node;		/* on its WQ's queue while posted */
 	struct zbatch_job *job;
 	struct zbatch_wq *wq;		/* NULL: kept by the submitter */
 	unsigned int first;
 	unsigned int nr;
 	atomic_t next;			/* claim cursor, may run past nr */
-	bool posted;			/* on wq's queue; under wq->lock */
+	bool posted;			/* on wq's queue; under its lock */
 	/*
 	 * Given back half done by an executor that lost its CPU: whoever
 	 * finishes it is no measure of a hand-off (not a helper's miss,
-	 * not its latency). Set under wq->lock before it is queued again.
+	 * not its latency). Set under the WQ's lock before it is queued again.
 	 */
 	bool given_back;
 };

@@ -299,10 +299,16 @@ static struct acomp_alg double_alg = {
 	.decompress = double_decompress,
 	.reqsize = sizeof(struct dreq),
 	.base = {
-		.cra_name = "deflate-iaa-double",
+		/*
+		 * as iaa_crypto's: a "deflate" (zbatch's executor attaches
+		 * what the cra_name says); priority 1, under the software
+		 * deflate's 100, so that it is only ever used by its driver
+		 * name, never for "deflate" (iaa_crypto's is 300)
+		 */
+		.cra_name = "deflate",
 		.cra_driver_name = "deflate-iaa-double",
 		.cra_flags = CRYPTO_ALG_ASYNC,
-		.cra_priority = 300,
+		.cra_priority = 1,
 		.cra_module = THIS_MODULE,
 	},
 };

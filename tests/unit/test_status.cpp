@@ -94,6 +94,37 @@ TEST(Status, ExecutorPerCodecFollowsTheIaaState)
 		  std::string::npos) << json;
 }
 
+// The device executor runs the codec its driver's algorithm names
+// (iaa/codec); without that file (older modules) it is deflate.
+TEST(Status, ExecutorRunsTheCodecItsDriverNames)
+{
+	FakeTree t;
+	t.put("/sys/kernel/zbatch/version", "0.3.0\n");
+	t.put("/sys/kernel/zbatch/codec", "deflate [lz4] zstd lzo\n");
+	t.put("/sys/kernel/zbatch/iaa/driver", "lzo-scomp\n");
+	t.put("/sys/kernel/zbatch/iaa/state", "disabled offline probing [online]\n");
+	t.put("/sys/kernel/zbatch/iaa/reason", "lzo-scomp passed its probe: lzo runs on it\n");
+	t.put("/sys/kernel/zbatch/iaa/codec", "lzo\n");
+	zbatch::SysfsTree tree(t.root());
+	auto st = zbatch::read_status(tree);
+	ASSERT_TRUE(st) << st.error().message;
+	EXPECT_EQ(st->iaa.codec, "lzo");
+	auto rows = zbatch::executor_table(*st);
+	ASSERT_EQ(rows.size(), 4u);
+	EXPECT_EQ(rows[0].codec, "deflate");
+	EXPECT_EQ(rows[0].executor, "software engines");
+	EXPECT_EQ(rows[0].why, "IAA runs lzo only");
+	EXPECT_EQ(rows[3].codec, "lzo");
+	EXPECT_EQ(rows[3].executor, "iaa");
+	EXPECT_EQ(rows[3].why, "lzo-scomp, online");
+	EXPECT_NE(zbatch::status_to_json(*st).find("\"codec\": \"lzo\""), std::string::npos);
+
+	t.put("/sys/kernel/zbatch/iaa/codec", "\n");	// none attached yet
+	st = zbatch::read_status(tree);
+	ASSERT_TRUE(st);
+	EXPECT_EQ(st->iaa.codec, "deflate");
+}
+
 TEST(Status, OlderModuleWithoutIaaSaysSo)
 {
 	FakeTree t;

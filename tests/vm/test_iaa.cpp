@@ -459,3 +459,45 @@ TEST_F(Iaa, DriverNameIsValidated)
 	EXPECT_EQ(sysfs_write(kIaa + "/driver", std::string(200, 'x')), EINVAL);
 	EXPECT_EQ(sysfs_read(kIaa + "/driver"), "deflate-iaa-double");
 }
+
+// The executor is one over any async acomp driver, not IAA's: pointed at
+// the crypto API's own lzo (lzo-scomp, cra_name "lzo", completing at
+// submit), it attaches for lzo after the same probe, routes lzo batches
+// to it and leaves deflate to the software engines.
+TEST_F(Iaa, AnyAcompDriverServesTheCodecItsAlgorithmNames)
+{
+	EXPECT_EQ(sysfs_read(kIaa + "/codec"), "deflate");
+	ASSERT_EQ(sysfs_write(kIaa + "/driver", "lzo-scomp"), 0);
+	ASSERT_TRUE(wait_state("online")) << sysfs_read(kIaa + "/reason");
+	EXPECT_EQ(sysfs_read(kIaa + "/codec"), "lzo");
+	EXPECT_NE(sysfs_read(kIaa + "/reason").find("lzo-scomp passed its probe: lzo runs on it"),
+		  std::string::npos)
+		<< sysfs_read(kIaa + "/reason");
+	auto st = run(kCli + " status");
+	ASSERT_EQ(st.status, 0) << st.output;
+	EXPECT_NE(st.output.find("lzo: iaa (lzo-scomp, online)"), std::string::npos) << st.output;
+	EXPECT_NE(st.output.find("deflate: software engines"), std::string::npos) << st.output;
+
+	auto dev = open_dev();
+	auto s0 = iaa_stats();
+	int64_t sub0 = dbl("submitted");
+	EXPECT_EQ(round_trip(dev, 16, 4096, 5, ZBATCH_CODEC_LZO), 0);
+	EXPECT_EQ(round_trip(dev, 8, 4096, 6, ZBATCH_CODEC_DEFLATE), 0);
+	auto s1 = iaa_stats();
+	EXPECT_EQ(s1["requests"] - s0["requests"], 32) << "lzo did not run on the driver";
+	EXPECT_EQ(s1["redone"] - s0["redone"], 0);
+	EXPECT_EQ(dbl("submitted"), sub0) << "deflate went to the double, which is detached";
+}
+
+// A driver whose algorithm zbatch has no codec for is refused, and says so.
+TEST_F(Iaa, DriverOfACodecZbatchDoesNotRunIsRefused)
+{
+	ASSERT_EQ(sysfs_write(kIaa + "/driver", "lzo-rle-scomp"), 0);
+	EXPECT_EQ(state(), "offline");
+	auto why = sysfs_read(kIaa + "/reason");
+	EXPECT_NE(why.find("lzo-rle-scomp compresses lzo-rle, which zbatch has no codec for"),
+		  std::string::npos)
+		<< why;
+	auto dev = open_dev();
+	EXPECT_EQ(round_trip(dev, 8), 0);
+}

@@ -60,7 +60,10 @@ Result<ModuleStatus> read_status(const SysfsTree &tree)
 	const std::string ip = fmt::format("{}/iaa", kSysfsDir);
 	if (tree.exists(ip)) {
 		auto rd = [&](const std::string &f) { return tree.read(ip + "/" + f).value_or("?"); };
-		st.iaa = {true, rd("driver"), rd("state"), rd("reason")};
+		st.iaa = {true, rd("driver"), rd("state"), rd("reason"),
+			  tree.read(ip + "/codec").value_or("deflate")};
+		if (st.iaa.codec.empty())
+			st.iaa.codec = "deflate";	// none attached yet: the default driver's
 		auto l = st.iaa.state.find('['), r = st.iaa.state.find(']');
 		if (l != std::string::npos && r != std::string::npos && r > l)
 			st.iaa.state = st.iaa.state.substr(l + 1, r - l - 1);
@@ -125,8 +128,8 @@ std::vector<ExecutorRow> executor_table(const ModuleStatus &st)
 		ExecutorRow r{name, "software engines", ""};
 		if (!st.iaa.present)
 			r.why = "this module has no IAA executor";
-		else if (name != "deflate")
-			r.why = "IAA runs deflate only";
+		else if (name != st.iaa.codec)
+			r.why = "IAA runs " + st.iaa.codec + " only";
 		else if (st.iaa.state == "online")
 			r = {name, "iaa", st.iaa.driver + ", online"};
 		else
@@ -168,7 +171,8 @@ std::string status_to_json(const ModuleStatus &st)
 	for (const auto &r : executor_table(st))
 		j["executors"].push_back({{"codec", r.codec}, {"executor", r.executor}, {"why", r.why}});
 	j["iaa"] = {{"present", st.iaa.present}, {"driver", str(st.iaa.driver)},
-		    {"state", str(st.iaa.state)}, {"reason", str(st.iaa.reason)}};
+		    {"state", str(st.iaa.state)}, {"reason", str(st.iaa.reason)},
+		    {"codec", st.iaa.codec}};
 	j["zswap"] = {{"compressor", st.zswap_compressor}, {"enabled", st.zswap_enabled},
 		      {"uses_zbatch", st.zswap_uses_zbatch}};
 	j["errors"] = Json::array();

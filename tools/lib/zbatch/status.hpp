@@ -29,6 +29,8 @@ struct CryptoAlg {
 struct IaaStatus {
 	bool present = false;
 	std::string driver, state, reason;
+	// what the attached driver compresses ("deflate" on modules without iaa/codec)
+	std::string codec = "deflate";
 };
 
 // Which executor runs a codec's descriptors, and why.

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The IAA executor: deflate descriptors run on IAA through the kernel's
- * own driver, iaa_crypto, whose async acomp algorithm "deflate-iaa"
- * exists once an IAA WQ is bound to its "crypto" driver. Any async acomp
- * deflate driver can be named instead (iaa_driver=, or sysfs iaa/driver):
- * the tests point it at the hardware test double, deflate-iaa-double.
+ * The device executor over an asynchronous acomp driver: descriptors of
+ * the codec the driver compresses (its algorithm's cra_name: "deflate"
+ * for iaa_crypto's "deflate-iaa") run on the hardware behind it through
+ * the kernel's crypto API. Nothing here is one vendor's: a hardware
+ * family describes itself in a struct zbatch_acomp_hw (the driver to
+ * attach, its sysfs directory, what to tell an operator when the driver
+ * is missing) from its own file; IAA's is acx.c. The tests point it at
+ * the hardware test double, deflate-iaa-double.
  *
- * A job of deflate descriptors goes to IAA whole: every descriptor of the
- * batch is submitted before any is waited for, so they run in parallel on
- * the device's engines (iaa_crypto sync_mode=async_irq). Each completion
+ * A job goes to the device whole: every descriptor of the batch is
+ * submitted before any is waited for, so they run in parallel on the
+ * device's engines (iaa_crypto sync_mode=async_irq). Each completion
  * callback writes the descriptor's completion record, status last, and
  * releases it, as the device writes a record; the batch core polls or
  * waits as for any executor. Descriptors are not stealable once
@@ -19,20 +22,22 @@
  * for overflow, analytics errors, timeouts and verify failures alike; a
  * buffer outside the linear map; a timeout) is written as
  * ZBATCH_CR_OFFLOAD, and the core redoes that descriptor in software
- * (kmod/batch.c): the software deflate reads IAA's output and writes what
- * IAA reads (raw deflate, 4 KiB window), so pages move between the two.
+ * (kmod/batch.c). That needs the two to read each other's output: the
+ * attach probe proves it (the device's output read by the device and by
+ * zbatch's software codec, and the software codec's read by the device)
+ * before the driver takes traffic. IAA's deflate and zbatch's (raw
+ * deflate, 4 KiB window) pass.
  *
- * Life cycle: "deflate-iaa" may appear (a WQ binds), disappear (iaa_crypto
- * answers -ENODEV once its last WQ is unbound) or misbehave (a timeout).
- * The executor attaches when the algorithm is registered (crypto notifier)
- * and retries every iaa_retry_ms while it is offline; attaching proves
- * the device with a compress and decompress round trip before it takes
- * traffic. -ENODEV or a timeout take it offline at once; what is in
- * flight finishes or times out, then the transform is freed.
+ * Life cycle: the driver may appear (an IAA WQ binds), disappear
+ * (iaa_crypto answers -ENODEV once its last WQ is unbound) or misbehave
+ * (a timeout). The executor attaches when the algorithm is registered
+ * (crypto notifier) and retries every retry_ms while it is offline;
+ * -ENODEV or a timeout take it offline at once; what is in flight
+ * finishes or times out, then the transform is freed.
  *
- * Locks: iaa.lock (mutex) serialises attach/detach and the driver name;
- * iaa.free_lock (spinlock, irqsave) the free slot stack, taken alone.
- * Slot states move by cmpxchg between the callback and the timeout.
+ * Locks: acx.lock (mutex) serialises attach/detach and the driver name;
+ * acx_inst.free_lock (spinlock, irqsave) the free slot stack, taken
+ * alone. Slot states move by cmpxchg between the callback and the timeout.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -50,21 +55,10 @@
 
 #include "batch.h"
 #include "codec.h"
-#include "exec_iaa.h"
+#include "exec_acomp.h"
 #include "stats.h"
 #include "sysfs.h"
 #include "wq.h"
-
-static char iaa_driver[CRYPTO_MAX_ALG_NAME] = "deflate-iaa";
-module_param_string(iaa_driver, iaa_driver, sizeof(iaa_driver), 0444);
-MODULE_PARM_DESC(iaa_driver,
-		 "acomp driver running deflate on IAA (default deflate-iaa; empty: never)");
-static unsigned int iaa_slots = 128;
-module_param(iaa_slots, uint, 0444);
-MODULE_PARM_DESC(iaa_slots, "Requests in flight on IAA at most (1..1024)");
-static unsigned int iaa_retry_ms = 2000;
-module_param(iaa_retry_ms, uint, 0444);
-MODULE_PARM_DESC(iaa_retry_ms, "While offline, try to attach every N ms (100..600000)");
 
 /* slot state: low 2 bits, the rest a generation against reuse races */
 #define SLOT_FREE	0
@@ -81,7 +75,7 @@ MODULE_PARM_DESC(iaa_retry_ms, "While offline, try to attach every N ms (100..60
  * completion. All of them are allocated at attach: nothing is allocated
  * to submit or to complete, and the executor's memory is fixed.
  */
-struct iaa_slot {
+struct acx_slot {
 	struct acomp_req *areq;
 	struct scatterlist src, dst;
 	u8 *psrc, *pdst;		/* the slot's own page each way */
@@ -89,17 +83,17 @@ struct iaa_slot {
 	int big;			/* the large pair in use, or -1 */
 	struct iax_hw_desc *desc;
 	struct zbatch_job *job;
-	struct iaa_inst *inst;
+	struct acx_inst *inst;
 	atomic_t state;
 	unsigned int idx;
 };
 
 /* One attachment: a transform and its requests. */
-struct iaa_inst {
+struct acx_inst {
 	struct crypto_acomp *tfm;
 	char driver[CRYPTO_MAX_ALG_NAME];
 	unsigned int nr;
-	struct iaa_slot *slots;
+	struct acx_slot *slots;
 	unsigned int *free;		/* stack of free slot indexes */
 	unsigned int nr_free;
 	spinlock_t free_lock;		/* free, nr_free, big_free, nr_big_free */
@@ -108,24 +102,28 @@ struct iaa_inst {
 	unsigned int *big_free;		/* stack of free pair indexes */
 	unsigned int nr_big_free;
 	atomic_t abandoned;		/* slots whose completion never came */
-	struct list_head grave;		/* on iaa.graveyard once detached */
+	struct list_head grave;		/* on acx.graveyard once detached */
+	unsigned int codec;		/* the algorithm's cra_name, as a zbatch codec */
 };
 
-enum iaa_state { IAA_DISABLED, IAA_OFFLINE, IAA_PROBING, IAA_ONLINE };
+enum acx_state { ACX_DISABLED, ACX_OFFLINE, ACX_PROBING, ACX_ONLINE };
 
 static const char *const state_names[] = {
-	[IAA_DISABLED] = "disabled",
-	[IAA_OFFLINE] = "offline",
-	[IAA_PROBING] = "probing",
-	[IAA_ONLINE] = "online",
+	[ACX_DISABLED] = "disabled",
+	[ACX_OFFLINE] = "offline",
+	[ACX_PROBING] = "probing",
+	[ACX_ONLINE] = "online",
 };
 
 static struct {
+	const struct zbatch_acomp_hw *hw;
 	struct mutex lock;		/* attach/detach, driver, reason */
 	char driver[CRYPTO_MAX_ALG_NAME];
-	unsigned int state;		/* enum iaa_state, READ_ONCE */
+	unsigned int state;		/* enum acx_state, READ_ONCE */
+	unsigned int codec;		/* the last attached instance's; READ_ONCE */
+	bool attached;			/* one ever was (codec says something); under lock */
 	char reason[160];		/* why offline; under lock */
-	struct iaa_inst *inst;		/* attached; under lock */
+	struct acx_inst *inst;		/* attached; under lock */
 	atomic_t users;			/* posts running + slots busy */
 	struct zbatch_dev dev;
 	struct zbatch_wq wq;
@@ -140,9 +138,9 @@ static struct {
 	spinlock_t grave_lock;
 	struct work_struct free_work;
 	atomic64_t requests, device_errors, redone, timeouts, refused;
-	bool ever_abandoned;		/* zbatch_iaa_destroy() must wait */
+	bool ever_abandoned;		/* zbatch_exec_acomp_destroy() must wait */
 	bool created;
-} iaa;
+} acx;
 
 /*
  * debugfs fault_late_completion_ms: the late completion that drops an
@@ -159,29 +157,30 @@ static void set_reason(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(iaa.reason, sizeof(iaa.reason), fmt, ap);
+	vsnprintf(acx.reason, sizeof(acx.reason), fmt, ap);
 	va_end(ap);
 }
 
 static void users_put(void)
 {
-	if (atomic_dec_and_test(&iaa.users))
-		wake_up_var(&iaa.users);
+	if (atomic_dec_and_test(&acx.users))
+		wake_up_var(&acx.users);
 }
 
 /* Take the executor offline from any context; the retry work detaches. */
 static void go_offline(const char *why, int err)
 {
-	if (cmpxchg(&iaa.state, IAA_ONLINE, IAA_OFFLINE) != IAA_ONLINE)
+	if (cmpxchg(&acx.state, ACX_ONLINE, ACX_OFFLINE) != ACX_ONLINE)
 		return;
-	pr_warn("IAA executor offline: %s (%d); deflate runs in software\n", why, err);
-	mod_delayed_work(system_wq, &iaa.retry, msecs_to_jiffies(10));
+	pr_warn("%s executor offline: %s (%d); %s runs in software\n", acx.hw->name,
+		why, err, zbatch_codec_name(READ_ONCE(acx.codec)));
+	mod_delayed_work(system_wq, &acx.retry, msecs_to_jiffies(10));
 }
 
 /* ---- slots ---- */
-static struct iaa_slot *slot_get(struct iaa_inst *in)
+static struct acx_slot *slot_get(struct acx_inst *in)
 {
-	struct iaa_slot *s = NULL;
+	struct acx_slot *s = NULL;
 	unsigned long flags;
 
 	spin_lock_irqsave(&in->free_lock, flags);
@@ -195,7 +194,7 @@ static struct iaa_slot *slot_get(struct iaa_inst *in)
  * Bounce buffers of @len bytes for @s: its own pages, or a large pair
  * (any context). -ENOMEM when every large pair is on the device.
  */
-static int slot_room(struct iaa_inst *in, struct iaa_slot *s, unsigned int len)
+static int slot_room(struct acx_inst *in, struct acx_slot *s, unsigned int len)
 {
 	unsigned long flags;
 	int big = -1;
@@ -217,7 +216,7 @@ static int slot_room(struct iaa_inst *in, struct iaa_slot *s, unsigned int len)
 }
 
 /* The device is done with @s's buffers: a large pair goes back. */
-static void slot_unroom(struct iaa_inst *in, struct iaa_slot *s)
+static void slot_unroom(struct acx_inst *in, struct acx_slot *s)
 {
 	unsigned long flags;
 
@@ -229,7 +228,7 @@ static void slot_unroom(struct iaa_inst *in, struct iaa_slot *s)
 	s->big = -1;
 }
 
-static void slot_put(struct iaa_inst *in, struct iaa_slot *s)
+static void slot_put(struct acx_inst *in, struct acx_slot *s)
 {
 	unsigned long flags;
 
@@ -239,7 +238,7 @@ static void slot_put(struct iaa_inst *in, struct iaa_slot *s)
 }
 
 /* Codes under ZBATCH_CR_OFFLOAD (error_code): why the device did not. */
-static void finish_record(struct iaa_slot *s, int err)
+static void finish_record(struct acx_slot *s, int err)
 {
 	struct iax_completion_record *cr = zbatch_desc_cr(s->desc);
 
@@ -260,7 +259,7 @@ static void finish_record(struct iaa_slot *s, int err)
 	}
 	/* -ENOMEM: refused at submit (no bounce room), never the device's */
 	if (err != -ETIMEDOUT && err != -ENOMEM)
-		atomic64_inc(&iaa.device_errors);
+		atomic64_inc(&acx.device_errors);
 	zbatch_cr_finish(cr, ZBATCH_CR_OFFLOAD,
 			 err == -ETIMEDOUT ? ZBATCH_OFFLOAD_TIMEOUT :
 			 err == -ENODEV ? ZBATCH_OFFLOAD_NODEV :
@@ -283,9 +282,9 @@ static noinline void late_spin(unsigned int ms)
 }
 
 /* The device's answer for a busy slot: from the callback or at submit. */
-static void slot_done(struct iaa_slot *s, int err)
+static void slot_done(struct acx_slot *s, int err)
 {
-	struct iaa_inst *in = s->inst;
+	struct acx_inst *in = s->inst;
 	struct zbatch_job *job = s->job;
 	int v = atomic_read_acquire(&s->state);
 
@@ -304,10 +303,10 @@ static void slot_done(struct iaa_slot *s, int err)
 		last = atomic_dec_and_test(&in->abandoned);
 		/* unbound: not behind a completion thread that keeps its CPU */
 		if (last)
-			queue_work(system_unbound_wq, &iaa.free_work);
+			queue_work(system_unbound_wq, &acx.free_work);
 		/*
 		 * zbatch may be unloaded from here on: this task is still in
-		 * its code until it returns, which zbatch_iaa_destroy() waits
+		 * its code until it returns, which zbatch_exec_acomp_destroy() waits
 		 * for (synchronize_rcu_tasks()).
 		 */
 		module_put(THIS_MODULE);
@@ -333,7 +332,7 @@ static void slot_complete(void *data, int err)
  * Submit one claimed descriptor on @s. The slot holds a users reference
  * until slot_done() or its abandonment.
  */
-static void slot_submit(struct iaa_inst *in, struct iaa_slot *s,
+static void slot_submit(struct acx_inst *in, struct acx_slot *s,
 			struct iax_hw_desc *d, struct zbatch_job *job)
 {
 	bool comp = d->opcode == IAX_OPCODE_COMPRESS;
@@ -343,14 +342,14 @@ static void slot_submit(struct iaa_inst *in, struct iaa_slot *s,
 
 	s->desc = d;
 	s->job = job;
-	atomic_inc(&iaa.users);
+	atomic_inc(&acx.users);
 	v = atomic_read(&s->state);
 	atomic_set_release(&s->state, ((v & ~3) + 4) | SLOT_BUSY);
-	atomic64_inc(&iaa.requests);
+	atomic64_inc(&acx.requests);
 	s->big = -1;
 	if (slot_room(in, s, max(d->src1_size, dcap))) {
 		/* every large bounce pair on the device: software does it */
-		atomic64_inc(&iaa.refused);
+		atomic64_inc(&acx.refused);
 		slot_done(s, -ENOMEM);
 		return;
 	}
@@ -364,15 +363,15 @@ static void slot_submit(struct iaa_inst *in, struct iaa_slot *s,
 		return;
 	/* done at submit: iaa_crypto's decompress after its own fallback */
 	if (ret == -ENODEV)
-		go_offline("the driver has no IAA WQ", ret);
+		go_offline(acx.hw->nodev, ret);
 	slot_done(s, ret == -EBUSY ? -EIO : ret);
 }
 
-static int iaa_post(struct zbatch_wq *wq, struct zbatch_slice *sl)
+static int acx_post(struct zbatch_wq *wq, struct zbatch_slice *sl)
 {
-	struct iaa_inst *in = READ_ONCE(iaa.inst);
+	struct acx_inst *in = READ_ONCE(acx.inst);
 	struct iax_hw_desc *d;
-	struct iaa_slot *s;
+	struct acx_slot *s;
 
 	if (!in)
 		return -EAGAIN;
@@ -395,12 +394,12 @@ static int iaa_post(struct zbatch_wq *wq, struct zbatch_slice *sl)
 	return 0;
 }
 
-static bool iaa_unpost(struct zbatch_wq *wq, struct zbatch_slice *sl)
+static bool acx_unpost(struct zbatch_wq *wq, struct zbatch_slice *sl)
 {
 	return false;	/* never queued: post() released the slice */
 }
 
-static bool iaa_stealable(struct zbatch_wq *wq)
+static bool acx_stealable(struct zbatch_wq *wq)
 {
 	return true;	/* only unclaimed descriptors, i.e. never submitted */
 }
@@ -412,15 +411,15 @@ static bool iaa_stealable(struct zbatch_wq *wq)
  * finds its slot abandoned and only recycles it; until it comes, the slot
  * holds a module reference, so zbatch cannot be unloaded under it.
  */
-static unsigned int iaa_expire(struct zbatch_wq *wq, struct zbatch_job *job)
+static unsigned int acx_expire(struct zbatch_wq *wq, struct zbatch_job *job)
 {
-	struct iaa_inst *in = READ_ONCE(iaa.inst);
+	struct acx_inst *in = READ_ONCE(acx.inst);
 	unsigned int i, n = 0;
 
 	if (!in)
 		return 0;
 	for (i = 0; i < in->nr; i++) {
-		struct iaa_slot *s = &in->slots[i];
+		struct acx_slot *s = &in->slots[i];
 		int v = atomic_read_acquire(&s->state);
 
 		if (SLOT_STATE(v) != SLOT_BUSY || READ_ONCE(s->job) != job)
@@ -428,9 +427,9 @@ static unsigned int iaa_expire(struct zbatch_wq *wq, struct zbatch_job *job)
 		if (atomic_cmpxchg(&s->state, v, (v & ~3) | SLOT_ABANDONED) != v)
 			continue;
 		__module_get(THIS_MODULE);
-		WRITE_ONCE(iaa.ever_abandoned, true);
+		WRITE_ONCE(acx.ever_abandoned, true);
 		atomic_inc(&in->abandoned);
-		atomic64_inc(&iaa.timeouts);
+		atomic64_inc(&acx.timeouts);
 		finish_record(s, -ETIMEDOUT);
 		zbatch_job_release(job, 1);
 		n++;
@@ -439,24 +438,24 @@ static unsigned int iaa_expire(struct zbatch_wq *wq, struct zbatch_job *job)
 		return 0;
 	go_offline("a descriptor timed out", -ETIMEDOUT);
 	/* last: once the users drop, detach() may free @in */
-	if (atomic_sub_and_test(n, &iaa.users))
-		wake_up_var(&iaa.users);
+	if (atomic_sub_and_test(n, &acx.users))
+		wake_up_var(&acx.users);
 	return n;
 }
 
 /* The core redid @n descriptors the device gave back or failed. */
-static void iaa_redone(struct zbatch_wq *wq, unsigned int n)
+static void acx_redone(struct zbatch_wq *wq, unsigned int n)
 {
-	atomic64_add(n, &iaa.redone);
+	atomic64_add(n, &acx.redone);
 }
 
-const struct zbatch_exec_ops zbatch_exec_iaa = {
-	.name = "iaa",
-	.post = iaa_post,
-	.unpost = iaa_unpost,
-	.stealable = iaa_stealable,
-	.expire = iaa_expire,
-	.redone = iaa_redone,
+const struct zbatch_exec_ops zbatch_exec_acomp = {
+	.name = "acomp",
+	.post = acx_post,
+	.unpost = acx_unpost,
+	.stealable = acx_stealable,
+	.expire = acx_expire,
+	.redone = acx_redone,
 };
 
 /*
@@ -464,44 +463,45 @@ const struct zbatch_exec_ops zbatch_exec_iaa = {
  * returns the WQ with a users reference that put() drops once the job is
  * posted (detach() clears the state, then waits for users).
  */
-static struct zbatch_wq *iaa_get(unsigned int codec)
+static struct zbatch_wq *acx_get(unsigned int codec)
 {
-	if (codec != ZBATCH_CODEC_DEFLATE || READ_ONCE(iaa.state) != IAA_ONLINE)
+	if (READ_ONCE(acx.state) != ACX_ONLINE)
 		return NULL;
-	atomic_inc(&iaa.users);
+	atomic_inc(&acx.users);
 	/* pairs with detach: it clears the state, then waits for users */
 	smp_mb__after_atomic();
-	if (READ_ONCE(iaa.state) != IAA_ONLINE) {
+	/* the codec was written before the state left offline (attach()) */
+	if (smp_load_acquire(&acx.state) != ACX_ONLINE || READ_ONCE(acx.codec) != codec) {
 		users_put();
 		return NULL;
 	}
-	return &iaa.wq;
+	return &acx.wq;
 }
 
-static void iaa_put(struct zbatch_wq *wq)
+static void acx_put(struct zbatch_wq *wq)
 {
 	users_put();
 }
 
-static bool iaa_serves(unsigned int codec)
+static bool acx_serves(unsigned int codec)
 {
-	return codec == ZBATCH_CODEC_DEFLATE && READ_ONCE(iaa.state) == IAA_ONLINE;
+	return READ_ONCE(acx.state) == ACX_ONLINE && READ_ONCE(acx.codec) == codec;
 }
 
-static const struct zbatch_exec_device iaa_device = {
-	.serves = iaa_serves,
-	.get = iaa_get,
-	.put = iaa_put,
-	.batch = ZBATCH_IAA_BATCH,
+static const struct zbatch_exec_device acx_device = {
+	.serves = acx_serves,
+	.get = acx_get,
+	.put = acx_put,
+	.batch = ZBATCH_ACOMP_BATCH,
 };
 
 /*
  * ---- attach / detach ----
- * inst_create(), detach(), probe() and attach() run under iaa.lock (and
+ * inst_create(), detach(), probe() and attach() run under acx.lock (and
  * assert it); an instance is freed, and the graveyard of detached ones
  * walked, under grave_lock alone (free_work() runs from a workqueue).
  */
-static void inst_free(struct iaa_inst *in)
+static void inst_free(struct acx_inst *in)
 {
 	unsigned int i;
 
@@ -521,24 +521,35 @@ static void inst_free(struct iaa_inst *in)
 	kfree(in);
 }
 
-static struct iaa_inst *inst_create(const char *driver, int *err)
+static struct acx_inst *inst_create(const char *driver, int *err)
 {
-	unsigned int i, nr = clamp(iaa_slots, 1u, 1024u);
-	struct iaa_inst *in = kzalloc(sizeof(*in), GFP_KERNEL);
+	unsigned int i, nr = acx.hw->slots;
+	struct acx_inst *in = kzalloc(sizeof(*in), GFP_KERNEL);
+	const char *name;
+	int ret;
 
-	lockdep_assert_held(&iaa.lock);
+	lockdep_assert_held(&acx.lock);
 
 	*err = -ENOMEM;
 	if (!in)
 		return NULL;
 	strscpy(in->driver, driver, sizeof(in->driver));
-	/* NOLOAD: never modprobe from here; iaa_crypto is loaded by idxd */
+	/* NOLOAD: never modprobe from here (iaa_crypto is loaded by idxd) */
 	in->tfm = crypto_alloc_acomp(driver, 0, CRYPTO_NOLOAD);
 	if (IS_ERR(in->tfm)) {
 		*err = PTR_ERR(in->tfm);
 		kfree(in);
 		return NULL;
 	}
+	/* what it compresses: a codec zbatch runs in software too, or none */
+	name = crypto_tfm_alg_name(crypto_acomp_tfm(in->tfm));
+	ret = zbatch_codec_by_name(name);
+	if (ret < 0) {
+		set_reason("%s compresses %s, which zbatch has no codec for", driver, name);
+		*err = -EPROTONOSUPPORT;
+		goto err;
+	}
+	in->codec = ret;
 	spin_lock_init(&in->free_lock);
 	in->slots = kcalloc(nr, sizeof(*in->slots), GFP_KERNEL);
 	in->free = kcalloc(nr, sizeof(*in->free), GFP_KERNEL);
@@ -546,7 +557,7 @@ static struct iaa_inst *inst_create(const char *driver, int *err)
 		goto err;
 	in->nr = nr;
 	for (i = 0; i < nr; i++) {
-		struct iaa_slot *s = &in->slots[i];
+		struct acx_slot *s = &in->slots[i];
 
 		s->areq = acomp_request_alloc(in->tfm);
 		s->psrc = kmalloc(PAGE_SIZE, GFP_KERNEL);
@@ -580,14 +591,14 @@ err:
 
 static void free_work(struct work_struct *w)
 {
-	struct iaa_inst *in, *tmp;
+	struct acx_inst *in, *tmp;
 	LIST_HEAD(done);
 
-	spin_lock(&iaa.grave_lock);
-	list_for_each_entry_safe(in, tmp, &iaa.graveyard, grave)
+	spin_lock(&acx.grave_lock);
+	list_for_each_entry_safe(in, tmp, &acx.graveyard, grave)
 		if (!atomic_read(&in->abandoned))
 			list_move(&in->grave, &done);
-	spin_unlock(&iaa.grave_lock);
+	spin_unlock(&acx.grave_lock);
 	list_for_each_entry_safe(in, tmp, &done, grave)
 		inst_free(in);
 }
@@ -598,33 +609,33 @@ static void free_work(struct work_struct *w)
  */
 static int graveyard_count(const char *driver, unsigned int *parked)
 {
-	struct iaa_inst *in;
+	struct acx_inst *in;
 	int n = 0;
 
 	*parked = 0;
-	spin_lock(&iaa.grave_lock);
-	list_for_each_entry(in, &iaa.graveyard, grave) {
+	spin_lock(&acx.grave_lock);
+	list_for_each_entry(in, &acx.graveyard, grave) {
 		if (driver && strcmp(driver, in->driver))
 			continue;
 		n += atomic_read(&in->abandoned);
 		(*parked)++;
 	}
-	spin_unlock(&iaa.grave_lock);
+	spin_unlock(&acx.grave_lock);
 	return n;
 }
 
 static void detach(void)
 {
-	struct iaa_inst *in = iaa.inst;
+	struct acx_inst *in = acx.inst;
 	bool keep = false;
 
-	lockdep_assert_held(&iaa.lock);
+	lockdep_assert_held(&acx.lock);
 
 	if (!in)
 		return;
 	/*
 	 * The caller wrote a state other than online or probing. Pairs with
-	 * zbatch_iaa_get()'s increment, smp_mb__after_atomic(), state read
+	 * acx_get()'s increment, smp_mb__after_atomic(), state read
 	 * (store buffering: without a full barrier on both sides each may
 	 * read the other's old value, and a submitter would use an instance
 	 * freed here): either it sees the new state and backs out, or this
@@ -632,96 +643,121 @@ static void detach(void)
 	 */
 	smp_mb();
 	/* new posts see the state; in-flight ones finish or time out */
-	wait_var_event(&iaa.users, !atomic_read(&iaa.users));
-	WRITE_ONCE(iaa.inst, NULL);
-	spin_lock(&iaa.grave_lock);
+	wait_var_event(&acx.users, !atomic_read(&acx.users));
+	WRITE_ONCE(acx.inst, NULL);
+	spin_lock(&acx.grave_lock);
 	if (atomic_read(&in->abandoned)) {
 		/* late completions may still come: free_work frees it after */
-		list_add(&in->grave, &iaa.graveyard);
+		list_add(&in->grave, &acx.graveyard);
 		keep = true;
 	}
-	spin_unlock(&iaa.grave_lock);
+	spin_unlock(&acx.grave_lock);
 	if (keep)
-		pr_warn("IAA: %d request(s) never completed; their slots are kept until they do\n",
-			atomic_read(&in->abandoned));
+		pr_warn("%s: %d request(s) never completed; their slots are kept until they do\n",
+			acx.hw->name, atomic_read(&in->abandoned));
 	else
 		inst_free(in);
 }
 
-/* Compress a test page on the device and read it back both ways. */
-static int probe(void)
+/* @r alone on the device's WQ, waited for. */
+static int probe_one(struct zbatch_batch *b, struct zbatch_req *r, unsigned int codec)
 {
+	zbatch_batch_init(b, codec, ZBATCH_F_NO_FALLBACK | ZBATCH_KF_SYNC);
+	zbatch_batch_add(b, r);
+	return zbatch_submit_on(b, &acx.wq);
+}
+
+/* @r (a decompress into @back) gave @page back, or -EILSEQ. */
+static int probe_check(int ret, const struct zbatch_req *r, const u8 *page,
+		       const u8 *back)
+{
+	if (!ret && (r->produced != PAGE_SIZE || memcmp(page, back, PAGE_SIZE)))
+		return -EILSEQ;
+	return ret;
+}
+
+/*
+ * A test page through the device and zbatch's software @codec both ways:
+ * compressed on the device, read back by the device and by software;
+ * compressed by software, read back by the device. What the device
+ * fails is redone in software and read later by either, so each must
+ * read the other's output. On the WQ itself: routing sends nothing to a
+ * device still probing (acx.lock keeps detach() away meanwhile).
+ */
+static int probe(unsigned int codec)
+{
+	static const char pat[] = "zbatch probes a device ";
+	struct zbatch_ctx *ctx = NULL;
 	struct zbatch_batch *b;
-	struct zbatch_req *r;
-	struct zbatch_ctx *ctx;
 	u8 *page, *cmp, *back;
-	unsigned int i;
+	struct zbatch_req *r;
+	unsigned int i, clen;
 	int ret = -ENOMEM;
 
-	lockdep_assert_held(&iaa.lock);
+	lockdep_assert_held(&acx.lock);
 
-	b = kzalloc(sizeof(*b) + 2 * sizeof(*r), GFP_KERNEL);
+	b = kzalloc(sizeof(*b) + sizeof(*r), GFP_KERNEL);
 	page = kmalloc(3 * PAGE_SIZE, GFP_KERNEL);
 	if (!b || !page)
+		goto out;
+	ctx = zbatch_ctx_get();
+	if (!ctx)
 		goto out;
 	r = (struct zbatch_req *)(b + 1);
 	cmp = page + PAGE_SIZE;
 	back = page + 2 * PAGE_SIZE;
 	for (i = 0; i < PAGE_SIZE; i++)
-		page[i] = "zbatch probes IAA "[i % 18] ^ (i >> 9);
-	/*
-	 * on the WQ itself: routing sends nothing to a device still probing
-	 * (iaa.lock keeps detach() away meanwhile)
-	 */
-	zbatch_batch_init(b, ZBATCH_CODEC_DEFLATE, ZBATCH_F_NO_FALLBACK | ZBATCH_KF_SYNC);
-	zbatch_req_init(&r[0], ZBATCH_OP_COMPRESS, page, PAGE_SIZE, cmp, PAGE_SIZE);
-	zbatch_batch_add(b, &r[0]);
-	ret = zbatch_submit_on(b, &iaa.wq);
+		page[i] = pat[i % (sizeof(pat) - 1)] ^ (i >> 9);
+
+	zbatch_req_init(r, ZBATCH_OP_COMPRESS, page, PAGE_SIZE, cmp, PAGE_SIZE);
+	ret = probe_one(b, r, codec);
 	if (ret)
 		goto out;
-	/* the device's output, decompressed by the device */
-	zbatch_batch_init(b, ZBATCH_CODEC_DEFLATE, ZBATCH_F_NO_FALLBACK | ZBATCH_KF_SYNC);
-	zbatch_req_init(&r[1], ZBATCH_OP_DECOMPRESS, cmp, r[0].produced, back, PAGE_SIZE);
-	zbatch_batch_add(b, &r[1]);
-	ret = zbatch_submit_on(b, &iaa.wq);
-	if (!ret && (r[1].produced != PAGE_SIZE || memcmp(page, back, PAGE_SIZE)))
-		ret = -EILSEQ;
+	clen = r->produced;
+	/* the device's output, read by the device */
+	zbatch_req_init(r, ZBATCH_OP_DECOMPRESS, cmp, clen, back, PAGE_SIZE);
+	ret = probe_check(probe_one(b, r, codec), r, page, back);
 	if (ret)
 		goto out;
-	/* ... and by the software deflate, which must read IAA's format */
-	ctx = zbatch_ctx_get();
-	if (!ctx) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	/* ... and by software */
 	memset(back, 0, PAGE_SIZE);
-	zbatch_req_init(&r[1], ZBATCH_OP_DECOMPRESS, cmp, r[0].produced, back, PAGE_SIZE);
-	ret = zbatch_run_inline(ctx, &r[1], ZBATCH_CODEC_DEFLATE);
-	zbatch_ctx_put(ctx);
-	if (!ret && (r[1].produced != PAGE_SIZE || memcmp(page, back, PAGE_SIZE)))
-		ret = -EILSEQ;
+	zbatch_req_init(r, ZBATCH_OP_DECOMPRESS, cmp, clen, back, PAGE_SIZE);
+	ret = probe_check(zbatch_run_inline(ctx, r, codec), r, page, back);
+	if (ret)
+		goto out;
+	/* software's output, read by the device */
+	zbatch_req_init(r, ZBATCH_OP_COMPRESS, page, PAGE_SIZE, cmp, PAGE_SIZE);
+	ret = zbatch_run_inline(ctx, r, codec);
+	if (ret)
+		goto out;
+	clen = r->produced;
+	memset(back, 0, PAGE_SIZE);
+	zbatch_req_init(r, ZBATCH_OP_DECOMPRESS, cmp, clen, back, PAGE_SIZE);
+	ret = probe_check(probe_one(b, r, codec), r, page, back);
 out:
+	if (ctx)
+		zbatch_ctx_put(ctx);
 	kfree(page);
 	kfree(b);
 	return ret;
 }
 
-/* Try to (re)attach iaa.driver; under iaa.lock. */
+/* Try to (re)attach acx.driver; under acx.lock. */
 static void attach(void)
 {
 	unsigned int parked;
-	struct iaa_inst *in;
+	struct acx_inst *in;
 	int ret;
 
-	lockdep_assert_held(&iaa.lock);
+	lockdep_assert_held(&acx.lock);
 
 	detach();
-	if (!iaa.driver[0]) {
-		WRITE_ONCE(iaa.state, IAA_DISABLED);
-		set_reason("no driver configured (iaa/driver is empty)");
+	if (!acx.driver[0]) {
+		WRITE_ONCE(acx.state, ACX_DISABLED);
+		set_reason("no driver configured (%s/driver is empty)", acx.hw->sysfs);
 		return;
 	}
-	WRITE_ONCE(iaa.state, IAA_OFFLINE);
+	WRITE_ONCE(acx.state, ACX_OFFLINE);
 	/*
 	 * A driver that never completed what an earlier attachment gave it
 	 * (a hung device: its probe or traffic timed out) gets no new
@@ -730,55 +766,59 @@ static void attach(void)
 	 * the graveyard; the retry attaches once its last completion came
 	 * (pointing iaa/driver at another driver attaches that one).
 	 */
-	free_work(&iaa.free_work);	/* those whose last one came */
-	ret = graveyard_count(iaa.driver, &parked);
+	free_work(&acx.free_work);	/* those whose last one came */
+	ret = graveyard_count(acx.driver, &parked);
 	if (ret) {
 		set_reason("%s holds %d request(s) never completed (hung?): waiting for them",
-			   iaa.driver, ret);
+			   acx.driver, ret);
 		goto retry;
 	}
-	in = inst_create(iaa.driver, &ret);
+	in = inst_create(acx.driver, &ret);
 	if (!in) {
 		if (ret == -ENOENT)
-			set_reason("%s is not registered (no IAA WQ bound to the crypto driver?)",
-				   iaa.driver);
-		else
-			set_reason("cannot allocate %s: %pe", iaa.driver, ERR_PTR(ret));
+			set_reason("%s is not registered (%s)", acx.driver, acx.hw->missing);
+		else if (ret != -EPROTONOSUPPORT)	/* that one said why */
+			set_reason("cannot allocate %s: %pe", acx.driver, ERR_PTR(ret));
 		goto retry;
 	}
-	WRITE_ONCE(iaa.inst, in);
-	WRITE_ONCE(iaa.state, IAA_PROBING);
-	ret = probe();
+	WRITE_ONCE(acx.inst, in);
+	/* before the state leaves offline: acx_get() reads it after */
+	WRITE_ONCE(acx.codec, in->codec);
+	acx.attached = true;
+	WRITE_ONCE(acx.state, ACX_PROBING);
+	ret = probe(in->codec);
 	if (ret) {
-		WRITE_ONCE(iaa.state, IAA_OFFLINE);
-		set_reason("%s failed its round-trip probe: %pe%s", iaa.driver, ERR_PTR(ret),
-			   ret == -ENODEV ? " (no IAA WQ is bound to the crypto driver)" : "");
+		WRITE_ONCE(acx.state, ACX_OFFLINE);
+		set_reason("%s failed its round-trip probe: %pe%s%s%s", acx.driver,
+			   ERR_PTR(ret), ret == -ENODEV ? " (" : "",
+			   ret == -ENODEV ? acx.hw->nodev : "", ret == -ENODEV ? ")" : "");
 		detach();
 		goto retry;
 	}
 	/* a timeout or -ENODEV during the probe already said offline */
-	if (cmpxchg(&iaa.state, IAA_PROBING, IAA_ONLINE) != IAA_PROBING) {
+	if (cmpxchg(&acx.state, ACX_PROBING, ACX_ONLINE) != ACX_PROBING) {
 		detach();
 		goto retry;
 	}
-	set_reason("%s passed its probe: deflate runs on it", iaa.driver);
-	pr_info("IAA executor online: %s, %u requests in flight at most\n",
-		iaa.driver, in->nr);
+	set_reason("%s passed its probe: %s runs on it", acx.driver,
+		   zbatch_codec_name(in->codec));
+	pr_info("%s executor online: %s (%s), %u requests in flight at most\n",
+		acx.hw->name, acx.driver, zbatch_codec_name(in->codec), in->nr);
 	return;
 retry:
-	mod_delayed_work(system_wq, &iaa.retry,
-			 msecs_to_jiffies(clamp(iaa_retry_ms, 100u, 600000u)));
+	mod_delayed_work(system_wq, &acx.retry,
+			 msecs_to_jiffies(acx.hw->retry_ms));
 }
 
 static void retry_work(struct work_struct *w)
 {
-	mutex_lock(&iaa.lock);
-	if (READ_ONCE(iaa.state) != IAA_ONLINE) {
-		if (READ_ONCE(iaa.state) == IAA_OFFLINE && iaa.inst)
-			set_reason("%s went offline; retrying", iaa.driver);
+	mutex_lock(&acx.lock);
+	if (READ_ONCE(acx.state) != ACX_ONLINE) {
+		if (READ_ONCE(acx.state) == ACX_OFFLINE && acx.inst)
+			set_reason("%s went offline; retrying", acx.driver);
 		attach();
 	}
-	mutex_unlock(&iaa.lock);
+	mutex_unlock(&acx.lock);
 }
 
 /* A new algorithm finished its self-test: ours, perhaps. */
@@ -786,21 +826,21 @@ static int alg_notify(struct notifier_block *nb, unsigned long msg, void *data)
 {
 	struct crypto_alg *alg = data;
 
-	if (msg == CRYPTO_MSG_ALG_LOADED && READ_ONCE(iaa.state) == IAA_OFFLINE &&
-	    !strcmp(alg->cra_driver_name, iaa.driver))
-		mod_delayed_work(system_wq, &iaa.retry, 0);
+	if (msg == CRYPTO_MSG_ALG_LOADED && READ_ONCE(acx.state) == ACX_OFFLINE &&
+	    !strcmp(alg->cra_driver_name, acx.driver))
+		mod_delayed_work(system_wq, &acx.retry, 0);
 	/* not NOTIFY_DONE: when all say DONE, the crypto API modprobes cryptomgr */
 	return NOTIFY_OK;
 }
 
-/* ---- sysfs: /sys/kernel/zbatch/iaa/ ---- */
+/* ---- sysfs: /sys/kernel/zbatch/<hw->sysfs>/ (iaa/) ---- */
 static ssize_t driver_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 {
 	ssize_t n;
 
-	mutex_lock(&iaa.lock);
-	n = sysfs_emit(buf, "%s\n", iaa.driver);
-	mutex_unlock(&iaa.lock);
+	mutex_lock(&acx.lock);
+	n = sysfs_emit(buf, "%s\n", acx.driver);
+	mutex_unlock(&acx.lock);
 	return n;
 }
 
@@ -818,27 +858,38 @@ static ssize_t driver_store(struct kobject *k, struct kobj_attribute *a,
 	name[n] = 0;
 	if (strcspn(name, " \t") != n)
 		return -EINVAL;
-	mutex_lock(&iaa.lock);
-	strscpy(iaa.driver, name, sizeof(iaa.driver));
-	WRITE_ONCE(iaa.state, IAA_OFFLINE);
+	mutex_lock(&acx.lock);
+	strscpy(acx.driver, name, sizeof(acx.driver));
+	WRITE_ONCE(acx.state, ACX_OFFLINE);
 	attach();
-	mutex_unlock(&iaa.lock);
+	mutex_unlock(&acx.lock);
 	return len;
 }
 
 static ssize_t state_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 {
 	return zbatch_sysfs_choice(buf, state_names, ARRAY_SIZE(state_names),
-				   READ_ONCE(iaa.state), 0);
+				   READ_ONCE(acx.state), 0);
+}
+
+/* what the driver attached last compresses; empty before any attached */
+static ssize_t codec_show(struct kobject *k, struct kobj_attribute *a, char *buf)
+{
+	ssize_t n;
+
+	mutex_lock(&acx.lock);
+	n = sysfs_emit(buf, "%s\n", acx.attached ? zbatch_codec_name(acx.codec) : "");
+	mutex_unlock(&acx.lock);
+	return n;
 }
 
 static ssize_t reason_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 {
 	ssize_t n;
 
-	mutex_lock(&iaa.lock);
-	n = sysfs_emit(buf, "%s\n", iaa.reason);
-	mutex_unlock(&iaa.lock);
+	mutex_lock(&acx.lock);
+	n = sysfs_emit(buf, "%s\n", acx.reason);
+	mutex_unlock(&acx.lock);
 	return n;
 }
 
@@ -846,123 +897,123 @@ static ssize_t stats_show(struct kobject *k, struct kobj_attribute *a, char *buf
 {
 	unsigned int parked, kib = 0;
 	int abandoned = graveyard_count(NULL, &parked);
-	struct iaa_inst *in;
+	struct acx_inst *in;
 
-	mutex_lock(&iaa.lock);
-	in = iaa.inst;
+	mutex_lock(&acx.lock);
+	in = acx.inst;
 	if (in)
 		kib = (in->nr * 2 * PAGE_SIZE + in->nr_big * 2 * ZBATCH_MAX_LEN) / 1024;
-	mutex_unlock(&iaa.lock);
+	mutex_unlock(&acx.lock);
 	return sysfs_emit(buf, "requests %lld\ndevice_errors %lld\ntimeouts %lld\n"
 			  "refused %lld\nredone %lld\ninflight %d\nslots %u\n"
 			  "parked %u\nabandoned %d\nbounce_kib %u\n",
-			  (long long)atomic64_read(&iaa.requests),
-			  (long long)atomic64_read(&iaa.device_errors),
-			  (long long)atomic64_read(&iaa.timeouts),
-			  (long long)atomic64_read(&iaa.refused),
-			  (long long)atomic64_read(&iaa.redone),
-			  atomic_read(&iaa.users), clamp(iaa_slots, 1u, 1024u),
+			  (long long)atomic64_read(&acx.requests),
+			  (long long)atomic64_read(&acx.device_errors),
+			  (long long)atomic64_read(&acx.timeouts),
+			  (long long)atomic64_read(&acx.refused),
+			  (long long)atomic64_read(&acx.redone),
+			  atomic_read(&acx.users), acx.hw->slots,
 			  parked, abandoned, kib);
 }
 
 static struct kobj_attribute driver_attr = __ATTR_RW(driver);
 static struct kobj_attribute state_attr = __ATTR_RO(state);
+static struct kobj_attribute codec_attr = __ATTR_RO(codec);
 static struct kobj_attribute reason_attr = __ATTR_RO(reason);
 static struct kobj_attribute stats_attr = __ATTR_RO(stats);
-static struct attribute *iaa_attrs[] = {
-	&driver_attr.attr, &state_attr.attr, &reason_attr.attr, &stats_attr.attr,
+static struct attribute *acx_attrs[] = {
+	&driver_attr.attr, &state_attr.attr, &codec_attr.attr, &reason_attr.attr,
+	&stats_attr.attr,
 	NULL,
 };
 
-static const struct attribute_group iaa_group = {
-	.attrs = iaa_attrs,
+static const struct attribute_group acx_group = {
+	.attrs = acx_attrs,
 };
 
 /**
- * zbatch_iaa_create() - the IAA executor and /sys/kernel/zbatch/iaa/
+ * zbatch_exec_acomp_create() - the executor and its sysfs directory
  * @parent: /sys/kernel/zbatch
+ * @hw: the hardware family: its driver, sysfs directory name, limits
  *
- * Attaching is left to a work item: loading zbatch never waits for IAA.
+ * Attaching is left to a work item: loading zbatch never waits for a
+ * device.
  *
  * Return: 0 or a negative errno; nothing is left behind on failure.
  */
-int zbatch_iaa_create(struct kobject *parent)
+int zbatch_exec_acomp_create(struct kobject *parent, const struct zbatch_acomp_hw *hw)
 {
 	int ret;
 
-	if (iaa_slots < 1 || iaa_slots > 1024 || iaa_retry_ms < 100 ||
-	    iaa_retry_ms > 600000) {
-		pr_err("invalid iaa_slots=%u (1..1024) or iaa_retry_ms=%u (100..600000)\n",
-		       iaa_slots, iaa_retry_ms);
+	if (hw->slots < 1 || hw->slots > 1024 || hw->retry_ms < 100 ||
+	    hw->retry_ms > 600000)
 		return -EINVAL;
-	}
-	mutex_init(&iaa.lock);
-	strscpy(iaa.driver, strim(iaa_driver), sizeof(iaa.driver));
-	iaa.state = IAA_OFFLINE;
+	acx.hw = hw;
+	mutex_init(&acx.lock);
+	strscpy(acx.driver, hw->driver, sizeof(acx.driver));
+	acx.state = ACX_OFFLINE;
 	set_reason("not tried yet");
-	INIT_DELAYED_WORK(&iaa.retry, retry_work);
-	INIT_LIST_HEAD(&iaa.graveyard);
-	spin_lock_init(&iaa.grave_lock);
-	INIT_WORK(&iaa.free_work, free_work);
-	iaa.dev.id = 0;
-	iaa.dev.node = NUMA_NO_NODE;
-	iaa.wq.dev = &iaa.dev;
-	iaa.wq.ops = &zbatch_exec_iaa;
-	iaa.wq.size = iaa_slots;
-	iaa.wq.enabled = true;
-	spin_lock_init(&iaa.wq.lock);
-	INIT_LIST_HEAD(&iaa.wq.slices);
-	ret = zbatch_stats_init(&iaa.wq.stats);
+	INIT_DELAYED_WORK(&acx.retry, retry_work);
+	INIT_LIST_HEAD(&acx.graveyard);
+	spin_lock_init(&acx.grave_lock);
+	INIT_WORK(&acx.free_work, free_work);
+	acx.dev.id = 0;
+	acx.dev.node = NUMA_NO_NODE;
+	acx.wq.dev = &acx.dev;
+	acx.wq.ops = &zbatch_exec_acomp;
+	acx.wq.size = hw->slots;
+	acx.wq.enabled = true;
+	ret = zbatch_stats_init(&acx.wq.stats);
 	if (ret)
 		return ret;
-	ret = zbatch_stats_init(&iaa.dev.stats);
+	ret = zbatch_stats_init(&acx.dev.stats);
 	if (ret)
 		goto err_wq_stats;
-	iaa.kobj = kobject_create_and_add("iaa", parent);
-	if (!iaa.kobj) {
+	acx.kobj = kobject_create_and_add(hw->sysfs, parent);
+	if (!acx.kobj) {
 		ret = -ENOMEM;
 		goto err_dev_stats;
 	}
-	ret = sysfs_create_group(iaa.kobj, &iaa_group);
+	ret = sysfs_create_group(acx.kobj, &acx_group);
 	if (ret)
 		goto err_kobj;
-	iaa.nb.notifier_call = alg_notify;
-	ret = crypto_register_notifier(&iaa.nb);
+	acx.nb.notifier_call = alg_notify;
+	ret = crypto_register_notifier(&acx.nb);
 	if (ret)
 		goto err_group;
-	iaa.created = true;
-	zbatch_exec_device_set(&iaa_device);
-	mod_delayed_work(system_wq, &iaa.retry, 0);
+	acx.created = true;
+	zbatch_exec_device_set(&acx_device);
+	mod_delayed_work(system_wq, &acx.retry, 0);
 	return 0;
 
 err_group:
-	sysfs_remove_group(iaa.kobj, &iaa_group);
+	sysfs_remove_group(acx.kobj, &acx_group);
 err_kobj:
-	kobject_put(iaa.kobj);
+	kobject_put(acx.kobj);
 err_dev_stats:
-	zbatch_stats_free(&iaa.dev.stats);
+	zbatch_stats_free(&acx.dev.stats);
 err_wq_stats:
-	zbatch_stats_free(&iaa.wq.stats);
+	zbatch_stats_free(&acx.wq.stats);
 	return ret;
 }
 
 /* Callers are gone (module exit): nothing is submitted any more. */
-void zbatch_iaa_destroy(void)
+void zbatch_exec_acomp_destroy(void)
 {
-	if (!iaa.created)
+	if (!acx.created)
 		return;
 	zbatch_exec_device_set(NULL);
-	crypto_unregister_notifier(&iaa.nb);
-	sysfs_remove_group(iaa.kobj, &iaa_group);
-	kobject_put(iaa.kobj);
-	cancel_delayed_work_sync(&iaa.retry);
-	mutex_lock(&iaa.lock);
-	WRITE_ONCE(iaa.state, IAA_DISABLED);
+	crypto_unregister_notifier(&acx.nb);
+	sysfs_remove_group(acx.kobj, &acx_group);
+	kobject_put(acx.kobj);
+	cancel_delayed_work_sync(&acx.retry);
+	mutex_lock(&acx.lock);
+	WRITE_ONCE(acx.state, ACX_DISABLED);
 	detach();
-	mutex_unlock(&iaa.lock);
+	mutex_unlock(&acx.lock);
 	/* abandoned slots hold module references: none is left by now */
-	flush_work(&iaa.free_work);
-	free_work(&iaa.free_work);
+	flush_work(&acx.free_work);
+	free_work(&acx.free_work);
 	/*
 	 * The task that ran the last late completion dropped its module
 	 * reference in zbatch's code (slot_done()) and may still be there,
@@ -972,9 +1023,9 @@ void zbatch_iaa_destroy(void)
 	 * only once every task went through a voluntary context switch,
 	 * i.e. left that code. Only after a slot was ever abandoned.
 	 */
-	if (READ_ONCE(iaa.ever_abandoned))
+	if (READ_ONCE(acx.ever_abandoned))
 		synchronize_rcu_tasks();
-	iaa.created = false;
-	zbatch_stats_free(&iaa.dev.stats);
-	zbatch_stats_free(&iaa.wq.stats);
+	acx.created = false;
+	zbatch_stats_free(&acx.dev.stats);
+	zbatch_stats_free(&acx.wq.stats);
 }
