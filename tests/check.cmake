@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-2.0
+# make check's tiers as CTest tests, beside the host unit tests
+# (ZBATCH_CHECK=ON; scripts/check configures it and runs `ctest` once, one
+# JUnit file). Labels: lint, unit, asan, package, harness and a label per
+# guest tier (vm, zswap, swapdev, iaa, zswap-iaa, swapdev-iaa). A guest
+# tier is a test that boots its guest (TIER.guest, scripts/check-guest:
+# one guest at a time, RESOURCE_LOCK guest; it fails on a kernel report
+# or a failed guest run) and a test per GoogleTest case and in-guest check
+# that ran there, judged from the results it left (scripts/guest-result).
+# Which tests run in which guest: tests/vm/tiers. Skips exit 77.
+set(top ${PROJECT_SOURCE_DIR})
+set(ZBATCH_RESULTS_DIR ${CMAKE_BINARY_DIR}/results CACHE PATH
+  "Where make check's guests leave their results ($ZBATCH_RESULTS overrides it)")
+option(ZBATCH_FULL "make check-full: soak tests at full length, IAA tiers unfiltered" OFF)
+set(result ${Python3_EXECUTABLE} ${top}/scripts/guest-result --results ${ZBATCH_RESULTS_DIR})
+
+foreach(l checkpatch shell docs reports)
+  add_test(NAME lint.${l} COMMAND ${top}/scripts/check-lint ${l} WORKING_DIRECTORY ${top})
+  set_tests_properties(lint.${l} PROPERTIES LABELS lint TIMEOUT 600)
+endforeach()
+# the DKMS .deb, dkms building and signing it, and make install staged for
+# the vm guest's modprobe and kselftest checks; beside the harness guest
+add_test(NAME package COMMAND ${top}/scripts/check-package ${CMAKE_BINARY_DIR}/stage
+  WORKING_DIRECTORY ${top})
+set_tests_properties(package PROPERTIES LABELS package TIMEOUT 1200 COST 900)
+# the host tests under ASan and UBSan, at nice 19 beside the guests
+add_test(NAME asan COMMAND ${top}/scripts/check-asan WORKING_DIRECTORY ${top})
+set_tests_properties(asan PROPERTIES LABELS asan TIMEOUT 3600 COST 10)
+# the guest kernel's checkers must fail a run (the canary's bugs)
+add_test(NAME harness COMMAND ${top}/scripts/check-harness WORKING_DIRECTORY ${top})
+set_tests_properties(harness PROPERTIES LABELS harness TIMEOUT 1200 RESOURCE_LOCK guest
+  COST 1000)
+
+# tests/vm/tiers: TIER RESULT BINARY FILTER [FILTER_FULL]
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${top}/tests/vm/tiers)
+file(STRINGS ${top}/tests/vm/tiers tier_lines REGEX "^[a-z]")
+set(guest_tiers vm zswap swapdev iaa zswap-iaa swapdev-iaa)
+set(prev harness)
+foreach(tier ${guest_tiers})
+  add_test(NAME ${tier}.guest COMMAND ${top}/scripts/check-guest ${tier} WORKING_DIRECTORY ${top})
+  # the vm guest's install and kselftest checks read the package's stage
+  set_tests_properties(${tier}.guest PROPERTIES LABELS ${tier} RESOURCE_LOCK guest
+    TIMEOUT 5000 COST 1000 DEPENDS "${prev};package")
+  set(prev ${tier}.guest)
+endforeach()
+# never run on the host: CTest runs scripts/guest-result in their place
+# (read before gtest_discover_tests() below, which takes it then)
+set_target_properties(zbatch_vm_tests zbatch_vm_zswap_tests zbatch_vm_iaa_tests
+  zbatch_vm_swapdev_tests PROPERTIES CROSSCOMPILING_EMULATOR "${result}")
+set(n 0)
+foreach(line ${tier_lines})
+  string(REGEX REPLACE "[ \t]+" ";" f "${line}")
+  list(GET f 0 tier)
+  list(GET f 1 res)
+  list(GET f 2 bin)
+  list(GET f 3 filter)
+  list(LENGTH f nf)
+  if(ZBATCH_FULL AND nf GREATER 4)
+    list(GET f 4 filter)
+  endif()
+  if(res STREQUAL tier)
+    set(prefix "${tier}.")
+  else()
+    set(prefix "${tier}.${res}.")
+  endif()
+  math(EXPR n "${n} + 1")
+  gtest_discover_tests(${bin} TEST_PREFIX ${prefix} TEST_FILTER "${filter}"
+    EXTRA_ARGS --zbatch-result=${tier}/${res}.xml
+    TEST_LIST tier_tests_${n} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 30
+    PROPERTIES LABELS ${tier} DEPENDS ${tier}.guest TIMEOUT 60)
+endforeach()
+
+# the vm guest's other checks (scripts/guest-check) and the self-tests' KTAP
+foreach(c "kselftest Kselftest.RunKselftestRunsZbatchSelftests"
+    "docs Docs.EveryModuleFileIsInTheAbiDocument"
+    "fuzz Fuzz.DevAndSysfsKeepTheirContract"
+    "install Install.ModprobeLoadsItWithItsDependencies"
+    "bench BenchSmoke.EveryCodecModeBatchSizeAndSwapRecord")
+  string(REPLACE " " ";" c "${c}")
+  list(GET c 0 file)
+  list(GET c 1 name)
+  add_test(NAME vm.${name} COMMAND ${result} --check vm/checks/${file})
+  set_tests_properties(vm.${name} PROPERTIES LABELS vm DEPENDS vm.guest SKIP_RETURN_CODE 77
+    TIMEOUT 60)
+endforeach()
+add_test(NAME vm.SelfTests.KtapFromDebugfs COMMAND ${result} --ktap vm/selftest.ktap)
+set_tests_properties(vm.SelfTests.KtapFromDebugfs PROPERTIES LABELS vm DEPENDS vm.guest
+  SKIP_RETURN_CODE 77 TIMEOUT 60)
