@@ -16,7 +16,9 @@ set(result ${Python3_EXECUTABLE} ${top}/scripts/guest-result --results ${ZBATCH_
 
 foreach(l checkpatch shell docs reports)
   add_test(NAME lint.${l} COMMAND ${top}/scripts/check-lint ${l} WORKING_DIRECTORY ${top})
-  set_tests_properties(lint.${l} PROPERTIES LABELS lint TIMEOUT 600)
+  # first, beside the harness guest (COST orders what is ready): never
+  # beside a guest whose tests measure idle CPUs (the vm tier's dispatch)
+  set_tests_properties(lint.${l} PROPERTIES LABELS lint TIMEOUT 600 COST 950)
 endforeach()
 # the DKMS .deb, dkms building and signing it, and make install staged for
 # the vm guest's modprobe and kselftest checks; beside the harness guest
@@ -40,7 +42,7 @@ foreach(tier ${guest_tiers})
   add_test(NAME ${tier}.guest COMMAND ${top}/scripts/check-guest ${tier} WORKING_DIRECTORY ${top})
   # the vm guest's install and kselftest checks read the package's stage
   set_tests_properties(${tier}.guest PROPERTIES LABELS ${tier} RESOURCE_LOCK guest
-    TIMEOUT 5000 COST 1000 DEPENDS "${prev};package")
+    TIMEOUT 6000 COST 1000 DEPENDS "${prev};package")
   set(prev ${tier}.guest)
 endforeach()
 # never run on the host: CTest runs scripts/guest-result in their place
