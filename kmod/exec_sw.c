@@ -353,8 +353,16 @@ static struct zbatch_slice *find_slice(struct zbatch_engine *e, bool take)
 }
 
 /*
- * @woken: the engine slept before it found @s, so the queue wait is a
- * wake-up's latency: the cost a hand-off has to pay for (cost.c).
+ * How an engine came to the slice it takes, and what the slice's queue
+ * wait then measures (cost.c): a wake-up's latency (it slept), a polling
+ * engine's (it polled on an idle CPU), or nothing of a hand-off (it was
+ * running another slice meanwhile, or found this one just before it
+ * would have slept: the wait is the queue's, the other slice's time).
+ */
+enum engine_came { CAME_BUSY, CAME_POLLING, CAME_WOKEN };
+
+/*
+ * @came: how the engine came to @s (enum engine_came).
  *
  * With @yield, called with preemption off, from taking @s to giving it
  * up: engines run at SCHED_IDLE, so a task that wakes on this CPU
@@ -367,7 +375,7 @@ static struct zbatch_slice *find_slice(struct zbatch_engine *e, bool take)
  * waitq spinlocks taken here do not sleep.)
  */
 static void run_slice(struct zbatch_engine *e, struct zbatch_slice *s,
-		      bool woken, bool yield)
+		      enum engine_came came, bool yield)
 {
 	struct zbatch_job *job = s->job;
 	struct zbatch_wq *wq = s->wq;
@@ -400,7 +408,8 @@ static void run_slice(struct zbatch_engine *e, struct zbatch_slice *s,
 		if (job->post_ns && (flags & ZBATCH_DRAIN_YIELD)) {
 			if (job->sampled)
 				zbatch_stats_hist(ZH_QUEUE, q);
-			zbatch_cost_handoff(q, woken);
+			if (came != CAME_BUSY)
+				zbatch_cost_handoff(q, came == CAME_WOKEN);
 		}
 		zbatch_wq_helper_came(wq);
 	} else {
@@ -483,8 +492,8 @@ static bool engine_sleep(struct zbatch_engine *e)
 static int engine_fn(void *data)
 {
 	struct zbatch_engine *e = data;
+	enum engine_came came = CAME_BUSY;
 	struct zbatch_slice *s;
-	bool woken = false;
 
 	while (!kthread_should_stop()) {
 		/*
@@ -498,15 +507,17 @@ static int engine_fn(void *data)
 			preempt_disable();
 		s = find_slice(e, true);
 		if (s)
-			run_slice(e, s, woken, yield);
+			run_slice(e, s, came, yield);
 		if (yield)
 			preempt_enable();
 		if (!s) {
-			if (!engine_spin(e))
-				woken = engine_sleep(e);
+			if (engine_spin(e))
+				came = CAME_POLLING;
+			else
+				came = engine_sleep(e) ? CAME_WOKEN : CAME_BUSY;
 			continue;
 		}
-		woken = false;
+		came = CAME_BUSY;
 		cond_resched();
 	}
 	return 0;

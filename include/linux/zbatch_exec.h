@@ -234,6 +234,7 @@ static inline void zbatch_cr_finish(struct iax_completion_record *cr, u8 status,
 	cr->error_code = error_code;
 	cr->output_size = output_size;
 	cr->bytes_completed = bytes_completed;
+	/* pairs with the acquire in zbatch_cr_errno() (kmod/batch.c) */
 	smp_store_release(&cr->status, status);
 }
 
