@@ -14,10 +14,12 @@ set(ZBATCH_RESULTS_DIR ${CMAKE_BINARY_DIR}/results CACHE PATH
 option(ZBATCH_FULL "make check-full: soak tests at full length, IAA tiers unfiltered" OFF)
 set(result ${Python3_EXECUTABLE} ${top}/scripts/guest-result --results ${ZBATCH_RESULTS_DIR})
 
+# at nice 19, as the ASan build: beside the harness and the vm guest
+# (checkpatch keeps both CPUs busy for half a minute), they must not take
+# CPU from a guest whose tests measure idle CPUs (the vm tier's dispatch)
 foreach(l checkpatch shell docs reports)
-  add_test(NAME lint.${l} COMMAND ${top}/scripts/check-lint ${l} WORKING_DIRECTORY ${top})
-  # first, beside the harness guest (COST orders what is ready): never
-  # beside a guest whose tests measure idle CPUs (the vm tier's dispatch)
+  add_test(NAME lint.${l} COMMAND nice -n 19 ${top}/scripts/check-lint ${l}
+    WORKING_DIRECTORY ${top})
   set_tests_properties(lint.${l} PROPERTIES LABELS lint TIMEOUT 600 COST 950)
 endforeach()
 # the DKMS .deb, dkms building and signing it, and make install staged for
@@ -57,9 +59,23 @@ foreach(line ${tier_lines})
   list(GET f 2 bin)
   list(GET f 3 filter)
   list(LENGTH f nf)
-  if(ZBATCH_FULL AND nf GREATER 4)
-    list(GET f 4 filter)
+  set(envs "")
+  set(full_filter "${filter}")
+  foreach(i RANGE 4 ${nf})
+    if(i LESS nf)
+      list(GET f ${i} w)
+      if(w MATCHES "=")
+        list(APPEND envs --env ${w})
+      elseif(i EQUAL 4)
+        set(full_filter "${w}")
+      endif()
+    endif()
+  endforeach()
+  if(ZBATCH_FULL)
+    set(filter "${full_filter}")
   endif()
+  # the line's environment for the listing too (read by the call below)
+  set_target_properties(${bin} PROPERTIES CROSSCOMPILING_EMULATOR "${result};${envs}")
   if(res STREQUAL tier)
     set(prefix "${tier}.")
   else()
@@ -71,6 +87,8 @@ foreach(line ${tier_lines})
     TEST_LIST tier_tests_${n} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 30
     PROPERTIES LABELS ${tier} DEPENDS ${tier}.guest TIMEOUT 60)
 endforeach()
+set_target_properties(zbatch_vm_tests zbatch_vm_zswap_tests zbatch_vm_iaa_tests
+  zbatch_vm_swapdev_tests PROPERTIES CROSSCOMPILING_EMULATOR "${result}")
 
 # the vm guest's other checks (scripts/guest-check) and the self-tests' KTAP
 foreach(c "kselftest Kselftest.RunKselftestRunsZbatchSelftests"
