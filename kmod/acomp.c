@@ -37,8 +37,10 @@
  * allowed (compress under its per-CPU mutex, decompress after copying the
  * object out of zsmalloc). Calls complete before they return (never
  * -EINPROGRESS), which crypto_wait_req() accepts. The registration flag
- * cannot change at run time, so the codec IAA may serve stays
- * asynchronous even on a machine without IAA.
+ * cannot change at run time, so the codec IAA serves stays asynchronous
+ * even on a machine without IAA. The device executor may be pointed at
+ * another codec's driver (iaa/driver): that codec's -zbatch algorithm
+ * stays synchronous, and its calls without MAY_SLEEP run inline.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

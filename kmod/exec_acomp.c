@@ -6,7 +6,7 @@
  * the kernel's crypto API. Nothing here is one vendor's: a hardware
  * family describes itself in a struct zbatch_acomp_hw (the driver to
  * attach, its sysfs directory, what to tell an operator when the driver
- * is missing) from its own file; IAA's is acx.c. The tests point it at
+ * is missing) from its own file; IAA's is iaa.c. The tests point it at
  * the hardware test double, deflate-iaa-double.
  *
  * A job goes to the device whole: every descriptor of the batch is
@@ -121,7 +121,7 @@ static struct {
 	char driver[CRYPTO_MAX_ALG_NAME];
 	unsigned int state;		/* enum acx_state, READ_ONCE */
 	unsigned int codec;		/* the last attached instance's; READ_ONCE */
-	bool attached;			/* one ever was (codec says something); under lock */
+	bool attached;			/* driver attached since named (codec is its); under lock */
 	char reason[160];		/* why offline; under lock */
 	struct acx_inst *inst;		/* attached; under lock */
 	atomic_t users;			/* posts running + slots busy */
@@ -242,9 +242,12 @@ static void finish_record(struct acx_slot *s, int err)
 {
 	struct iax_completion_record *cr = zbatch_desc_cr(s->desc);
 
-	if (!err && s->desc->opcode == IAX_OPCODE_COMPRESS &&
-	    s->areq->dlen >= s->desc->src1_size) {
-		/* no smaller than the input: stored raw, as the software says */
+	/*
+	 * no smaller than the input (or, from a synchronous software driver,
+	 * -ENOSPC: no room for it): stored raw, as the software says
+	 */
+	if (s->desc->opcode == IAX_OPCODE_COMPRESS &&
+	    ((!err && s->areq->dlen >= s->desc->src1_size) || err == -ENOSPC)) {
 		zbatch_cr_finish(cr, IAX_COMP_ANALYTICS_ERROR,
 				 ZBATCH_CR_ERR_COMP_OVERFLOW, 0, 0);
 		return;
@@ -485,7 +488,8 @@ static void acx_put(struct zbatch_wq *wq)
 
 static bool acx_serves(unsigned int codec)
 {
-	return READ_ONCE(acx.state) == ACX_ONLINE && READ_ONCE(acx.codec) == codec;
+	/* the codec was written before the state left offline (attach()) */
+	return smp_load_acquire(&acx.state) == ACX_ONLINE && READ_ONCE(acx.codec) == codec;
 }
 
 static const struct zbatch_exec_device acx_device = {
@@ -525,6 +529,7 @@ static struct acx_inst *inst_create(const char *driver, int *err)
 {
 	unsigned int i, nr = acx.hw->slots;
 	struct acx_inst *in = kzalloc(sizeof(*in), GFP_KERNEL);
+	struct crypto_alg *alg;
 	const char *name;
 	int ret;
 
@@ -541,9 +546,23 @@ static struct acx_inst *inst_create(const char *driver, int *err)
 		kfree(in);
 		return NULL;
 	}
-	/* what it compresses: a codec zbatch runs in software too, or none */
-	name = crypto_tfm_alg_name(crypto_acomp_tfm(in->tfm));
+	alg = crypto_acomp_tfm(in->tfm)->__crt_alg;
+	if (alg->cra_module == THIS_MODULE) {
+		/* its requests would come back here: recursion, not a device */
+		set_reason("%s is zbatch's own algorithm, not a device's", driver);
+		*err = -ELOOP;
+		goto err;
+	}
+	/*
+	 * What it compresses: the codec its algorithm names, one zbatch
+	 * runs in software too. An algorithm registered under its driver's
+	 * own name (the test double's deflate-iaa-double) names no format:
+	 * it is taken to run the family's codec. The probe proves either.
+	 */
+	name = alg->cra_name;
 	ret = zbatch_codec_by_name(name);
+	if (ret < 0 && !strcmp(name, alg->cra_driver_name) && acx.hw->codec)
+		ret = zbatch_codec_by_name(acx.hw->codec);
 	if (ret < 0) {
 		set_reason("%s compresses %s, which zbatch has no codec for", driver, name);
 		*err = -EPROTONOSUPPORT;
@@ -777,8 +796,13 @@ static void attach(void)
 	if (!in) {
 		if (ret == -ENOENT)
 			set_reason("%s is not registered (%s)", acx.driver, acx.hw->missing);
-		else if (ret != -EPROTONOSUPPORT)	/* that one said why */
+		else if (ret != -EPROTONOSUPPORT && ret != -ELOOP)	/* those said why */
 			set_reason("cannot allocate %s: %pe", acx.driver, ERR_PTR(ret));
+		/* refused for what it is: trying again changes nothing */
+		if (ret == -EPROTONOSUPPORT || ret == -ELOOP) {
+			acx.attached = false;
+			return;
+		}
 		goto retry;
 	}
 	WRITE_ONCE(acx.inst, in);
@@ -861,6 +885,7 @@ static ssize_t driver_store(struct kobject *k, struct kobj_attribute *a,
 	mutex_lock(&acx.lock);
 	strscpy(acx.driver, name, sizeof(acx.driver));
 	WRITE_ONCE(acx.state, ACX_OFFLINE);
+	acx.attached = false;
 	attach();
 	mutex_unlock(&acx.lock);
 	return len;
@@ -872,7 +897,7 @@ static ssize_t state_show(struct kobject *k, struct kobj_attribute *a, char *buf
 				   READ_ONCE(acx.state), 0);
 }
 
-/* what the driver attached last compresses; empty before any attached */
+/* what iaa/driver's driver compresses once it attached; else empty */
 static ssize_t codec_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 {
 	ssize_t n;

@@ -15,11 +15,15 @@ struct zbatch_exec_ops;
 /*
  * A hardware family behind an acomp driver. The executor attaches
  * @driver (writable later in sysfs @sysfs/driver), whatever codec its
- * algorithm compresses (the cra_name: a codec zbatch also runs in
- * software, which the attach probe checks both ways).
+ * algorithm compresses: the one its cra_name names (a codec zbatch also
+ * runs in software), or @codec for an algorithm registered under the
+ * driver's own name; the attach probe checks it both ways. zbatch's own
+ * algorithms are refused (their requests would come back to it).
  */
 struct zbatch_acomp_hw {
 	const char *name;	/* in messages: "IAA" */
+	/* the codec of a driver whose algorithm has its own name ("deflate") */
+	const char *codec;
 	const char *sysfs;	/* /sys/kernel/zbatch/<sysfs>/ */
 	const char *driver;	/* attached at load; "": never */
 	unsigned int slots;	/* requests in flight at most, 1..1024 */

@@ -29,6 +29,7 @@ MODULE_PARM_DESC(iaa_retry_ms, "While offline, try to attach every N ms (100..60
 
 static struct zbatch_acomp_hw iaa_hw = {
 	.name = "IAA",
+	.codec = "deflate",
 	.sysfs = "iaa",
 	.missing = "no IAA WQ bound to the crypto driver?",
 	.nodev = "no IAA WQ is bound to the crypto driver",

@@ -13,6 +13,14 @@ set(ZBATCH_RESULTS_DIR ${CMAKE_BINARY_DIR}/results CACHE PATH
   "Where make check's guests leave their results ($ZBATCH_RESULTS overrides it)")
 option(ZBATCH_FULL "make check-full: soak tests at full length, IAA tiers unfiltered" OFF)
 set(result ${Python3_EXECUTABLE} ${top}/scripts/guest-result --results ${ZBATCH_RESULTS_DIR})
+if(ZBATCH_FULL)
+  set(full 1)
+else()
+  set(full 0)
+endif()
+# what the guests and the host tiers read: the cache's, not the shell's
+# (a ctest by hand after make check-debug reads and writes one place)
+set(check_env "ZBATCH_RESULTS=${ZBATCH_RESULTS_DIR};ZBATCH_FULL=${full}")
 
 # at nice 19, as the ASan build: beside the harness and the vm guest
 # (checkpatch keeps both CPUs busy for half a minute), they must not take
@@ -20,31 +28,34 @@ set(result ${Python3_EXECUTABLE} ${top}/scripts/guest-result --results ${ZBATCH_
 foreach(l checkpatch shell docs reports)
   add_test(NAME lint.${l} COMMAND nice -n 19 ${top}/scripts/check-lint ${l}
     WORKING_DIRECTORY ${top})
-  set_tests_properties(lint.${l} PROPERTIES LABELS lint TIMEOUT 600 COST 950)
+  set_tests_properties(lint.${l} PROPERTIES LABELS lint TIMEOUT 600 COST 950
+    ENVIRONMENT "${check_env}")
 endforeach()
 # the DKMS .deb, dkms building and signing it, and make install staged for
 # the vm guest's modprobe and kselftest checks; beside the harness guest
 add_test(NAME package COMMAND ${top}/scripts/check-package ${CMAKE_BINARY_DIR}/stage
   WORKING_DIRECTORY ${top})
-set_tests_properties(package PROPERTIES LABELS package TIMEOUT 1200 COST 900)
+set_tests_properties(package PROPERTIES LABELS package TIMEOUT 1200 COST 900
+  ENVIRONMENT "${check_env}")
 # the host tests under ASan and UBSan, at nice 19 beside the guests
 add_test(NAME asan COMMAND ${top}/scripts/check-asan WORKING_DIRECTORY ${top})
-set_tests_properties(asan PROPERTIES LABELS asan TIMEOUT 3600 COST 10)
+set_tests_properties(asan PROPERTIES LABELS asan TIMEOUT 3600 COST 10
+  ENVIRONMENT "${check_env}")
 # the guest kernel's checkers must fail a run (the canary's bugs)
 add_test(NAME harness COMMAND ${top}/scripts/check-harness WORKING_DIRECTORY ${top})
 set_tests_properties(harness PROPERTIES LABELS harness TIMEOUT 1200 RESOURCE_LOCK guest
-  COST 1000)
+  COST 1000 ENVIRONMENT "${check_env}")
 
 # tests/vm/tiers: TIER RESULT BINARY FILTER [FILTER_FULL]
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${top}/tests/vm/tiers)
-file(STRINGS ${top}/tests/vm/tiers tier_lines REGEX "^[a-z]")
+file(STRINGS ${top}/tests/vm/tiers tier_lines REGEX "^[^#]")
 set(guest_tiers vm zswap swapdev iaa zswap-iaa swapdev-iaa)
 set(prev harness)
 foreach(tier ${guest_tiers})
   add_test(NAME ${tier}.guest COMMAND ${top}/scripts/check-guest ${tier} WORKING_DIRECTORY ${top})
   # the vm guest's install and kselftest checks read the package's stage
   set_tests_properties(${tier}.guest PROPERTIES LABELS ${tier} RESOURCE_LOCK guest
-    TIMEOUT 6000 COST 1000 DEPENDS "${prev};package")
+    TIMEOUT 6000 COST 1000 DEPENDS "${prev};package" ENVIRONMENT "${check_env}")
   set(prev ${tier}.guest)
 endforeach()
 # never run on the host: CTest runs scripts/guest-result in their place
@@ -52,14 +63,27 @@ endforeach()
 set_target_properties(zbatch_vm_tests zbatch_vm_zswap_tests zbatch_vm_iaa_tests
   zbatch_vm_swapdev_tests PROPERTIES CROSSCOMPILING_EMULATOR "${result}")
 set(n 0)
+set(seen "")
 foreach(line ${tier_lines})
+  string(STRIP "${line}" line)
+  if(line STREQUAL "")
+    continue()
+  endif()
+  # the guest scripts read the same file with awk (scripts/guest-load)
+  if(NOT line MATCHES "^([a-z-]+)[ \t]+([a-z-]+)[ \t]+(zbatch_[a-z_]+)[ \t]+[^ \t=]+([ \t]+[^ \t]+)*$")
+    message(FATAL_ERROR "tests/vm/tiers: not TIER RESULT BINARY FILTER [FILTER_FULL] [VAR=VALUE...]: ${line}")
+  endif()
+  if("${CMAKE_MATCH_1} ${CMAKE_MATCH_2}" IN_LIST seen)
+    message(FATAL_ERROR "tests/vm/tiers: ${CMAKE_MATCH_1} ${CMAKE_MATCH_2} twice")
+  endif()
+  list(APPEND seen "${CMAKE_MATCH_1} ${CMAKE_MATCH_2}")
   string(REGEX REPLACE "[ \t]+" ";" f "${line}")
   list(GET f 0 tier)
   list(GET f 1 res)
   list(GET f 2 bin)
   list(GET f 3 filter)
   list(LENGTH f nf)
-  set(envs "")
+  set(envs --env ZBATCH_FULL=${full})
   set(full_filter "${filter}")
   foreach(i RANGE 4 ${nf})
     if(i LESS nf)
@@ -86,6 +110,11 @@ foreach(line ${tier_lines})
     EXTRA_ARGS --zbatch-result=${tier}/${res}.xml
     TEST_LIST tier_tests_${n} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 30
     PROPERTIES LABELS ${tier} DEPENDS ${tier}.guest TIMEOUT 60)
+  # the run as a whole: its status, failures in no listed test
+  add_test(NAME ${prefix}results COMMAND ${result} ${envs} --whole ${tier}/${res}
+    $<TARGET_FILE:${bin}> --gtest_filter=${filter})
+  set_tests_properties(${prefix}results PROPERTIES LABELS ${tier} DEPENDS ${tier}.guest
+    TIMEOUT 60)
 endforeach()
 set_target_properties(zbatch_vm_tests zbatch_vm_zswap_tests zbatch_vm_iaa_tests
   zbatch_vm_swapdev_tests PROPERTIES CROSSCOMPILING_EMULATOR "${result}")

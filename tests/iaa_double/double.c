@@ -300,15 +300,15 @@ static struct acomp_alg double_alg = {
 	.reqsize = sizeof(struct dreq),
 	.base = {
 		/*
-		 * as iaa_crypto's: a "deflate" (zbatch's executor attaches
-		 * what the cra_name says); priority 1, under the software
-		 * deflate's 100, so that it is only ever used by its driver
-		 * name, never for "deflate" (iaa_crypto's is 300)
+		 * its own name, not "deflate": the crypto API would hand it
+		 * to anyone asking for deflate (zswap too), the software
+		 * deflate being at priority 0; zbatch's executor takes an
+		 * algorithm of its own name to run IAA's codec
 		 */
-		.cra_name = "deflate",
+		.cra_name = "deflate-iaa-double",
 		.cra_driver_name = "deflate-iaa-double",
 		.cra_flags = CRYPTO_ALG_ASYNC,
-		.cra_priority = 1,
+		.cra_priority = 300,
 		.cra_module = THIS_MODULE,
 	},
 };

@@ -489,7 +489,8 @@ TEST_F(Iaa, AnyAcompDriverServesTheCodecItsAlgorithmNames)
 	EXPECT_EQ(dbl("submitted"), sub0) << "deflate went to the double, which is detached";
 }
 
-// A driver whose algorithm zbatch has no codec for is refused, and says so.
+// A driver whose algorithm zbatch has no codec for is refused, says so,
+// and is not tried again (nothing would change).
 TEST_F(Iaa, DriverOfACodecZbatchDoesNotRunIsRefused)
 {
 	ASSERT_EQ(sysfs_write(kIaa + "/driver", "lzo-rle-scomp"), 0);
@@ -498,6 +499,19 @@ TEST_F(Iaa, DriverOfACodecZbatchDoesNotRunIsRefused)
 	EXPECT_NE(why.find("lzo-rle-scomp compresses lzo-rle, which zbatch has no codec for"),
 		  std::string::npos)
 		<< why;
+	EXPECT_EQ(sysfs_read(kIaa + "/codec"), "") << "a refused driver has no codec";
+	auto dev = open_dev();
+	EXPECT_EQ(round_trip(dev, 8), 0);
+}
+
+// zbatch's own algorithms are no device: deflate-zbatch's requests would
+// come back to the executor (a recursion until the stack overflows).
+TEST_F(Iaa, ZbatchsOwnAlgorithmIsRefused)
+{
+	ASSERT_EQ(sysfs_write(kIaa + "/driver", "deflate-zbatch"), 0);
+	EXPECT_EQ(state(), "offline");
+	auto why = sysfs_read(kIaa + "/reason");
+	EXPECT_NE(why.find("deflate-zbatch is zbatch's own algorithm"), std::string::npos) << why;
 	auto dev = open_dev();
 	EXPECT_EQ(round_trip(dev, 8), 0);
 }
