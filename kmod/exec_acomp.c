@@ -243,11 +243,14 @@ static void finish_record(struct acx_slot *s, int err)
 	struct iax_completion_record *cr = zbatch_desc_cr(s->desc);
 
 	/*
-	 * no smaller than the input (or, from a synchronous software driver,
-	 * -ENOSPC: no room for it): stored raw, as the software says
+	 * no smaller than the input, or no room for it (-E2BIG: iaa_crypto
+	 * at submit in its synchronous modes; -ENOSPC: scomp): stored raw,
+	 * as the software says, not a device error (the device's output is
+	 * never used for such a record)
 	 */
 	if (s->desc->opcode == IAX_OPCODE_COMPRESS &&
-	    ((!err && s->areq->dlen >= s->desc->src1_size) || err == -ENOSPC)) {
+	    ((!err && s->areq->dlen >= s->desc->src1_size) ||
+	     err == -E2BIG || err == -ENOSPC)) {
 		zbatch_cr_finish(cr, IAX_COMP_ANALYTICS_ERROR,
 				 ZBATCH_CR_ERR_COMP_OVERFLOW, 0, 0);
 		return;
@@ -525,7 +528,7 @@ static void inst_free(struct acx_inst *in)
 	kfree(in);
 }
 
-static struct acx_inst *inst_create(const char *driver, int *err)
+static struct acx_inst *inst_create(const char *driver, int *err, bool *final)
 {
 	unsigned int i, nr = acx.hw->slots;
 	struct acx_inst *in = kzalloc(sizeof(*in), GFP_KERNEL);
@@ -536,6 +539,7 @@ static struct acx_inst *inst_create(const char *driver, int *err)
 	lockdep_assert_held(&acx.lock);
 
 	*err = -ENOMEM;
+	*final = false;
 	if (!in)
 		return NULL;
 	strscpy(in->driver, driver, sizeof(in->driver));
@@ -547,9 +551,16 @@ static struct acx_inst *inst_create(const char *driver, int *err)
 		return NULL;
 	}
 	alg = crypto_acomp_tfm(in->tfm)->__crt_alg;
+	/*
+	 * Refused for what it is: for good when @driver named it; when a
+	 * generic name ("deflate") resolved to it, another driver may win
+	 * the name later, so the retry goes on (*@final false).
+	 */
+	*final = !strcmp(alg->cra_driver_name, driver);
 	if (alg->cra_module == THIS_MODULE) {
 		/* its requests would come back here: recursion, not a device */
-		set_reason("%s is zbatch's own algorithm, not a device's", driver);
+		set_reason("%s is zbatch's own algorithm (%s), not a device's", driver,
+			   alg->cra_driver_name);
 		*err = -ELOOP;
 		goto err;
 	}
@@ -764,6 +775,7 @@ out:
 /* Try to (re)attach acx.driver; under acx.lock. */
 static void attach(void)
 {
+	bool final = false, refused;
 	unsigned int parked;
 	struct acx_inst *in;
 	int ret;
@@ -792,17 +804,18 @@ static void attach(void)
 			   acx.driver, ret);
 		goto retry;
 	}
-	in = inst_create(acx.driver, &ret);
+	in = inst_create(acx.driver, &ret, &final);
 	if (!in) {
+		refused = ret == -EPROTONOSUPPORT || ret == -ELOOP;	/* said why */
 		if (ret == -ENOENT)
 			set_reason("%s is not registered (%s)", acx.driver, acx.hw->missing);
-		else if (ret != -EPROTONOSUPPORT && ret != -ELOOP)	/* those said why */
+		else if (!refused)
 			set_reason("cannot allocate %s: %pe", acx.driver, ERR_PTR(ret));
-		/* refused for what it is: trying again changes nothing */
-		if (ret == -EPROTONOSUPPORT || ret == -ELOOP) {
+		if (refused)
 			acx.attached = false;
+		/* refused for what @driver names: trying again changes nothing */
+		if (refused && final)
 			return;
-		}
 		goto retry;
 	}
 	WRITE_ONCE(acx.inst, in);

@@ -6,7 +6,9 @@
 # tier is a test that boots its guest (TIER.guest, scripts/check-guest:
 # one guest at a time, RESOURCE_LOCK guest; it fails on a kernel report
 # or a failed guest run) and a test per GoogleTest case and in-guest check
-# that ran there, judged from the results it left (scripts/guest-result).
+# that ran there, judged from the results it left (scripts/guest-result),
+# in the build's results directory (ZBATCH_RESULTS_DIR, whatever the
+# shell's ZBATCH_RESULTS says: scripts/check passes the same).
 # Which tests run in which guest: tests/vm/tiers. Skips exit 77.
 set(top ${PROJECT_SOURCE_DIR})
 set(ZBATCH_RESULTS_DIR ${CMAKE_BINARY_DIR}/results CACHE PATH
@@ -70,8 +72,11 @@ foreach(line ${tier_lines})
     continue()
   endif()
   # the guest scripts read the same file with awk (scripts/guest-load)
-  if(NOT line MATCHES "^([a-z-]+)[ \t]+([a-z-]+)[ \t]+(zbatch_[a-z_]+)[ \t]+[^ \t=]+([ \t]+[^ \t]+)*$")
+  if(NOT line MATCHES "^([a-z-]+)[ \t]+([a-z-]+)[ \t]+(zbatch_[a-z_]+)[ \t]+[^ \t=]+([ \t]+[^ \t=]+)?([ \t]+[^ \t=]+=[^ \t]*)*$")
     message(FATAL_ERROR "tests/vm/tiers: not TIER RESULT BINARY FILTER [FILTER_FULL] [VAR=VALUE...]: ${line}")
+  endif()
+  if(NOT CMAKE_MATCH_1 IN_LIST guest_tiers)
+    message(FATAL_ERROR "tests/vm/tiers: no tier ${CMAKE_MATCH_1} (${guest_tiers}): ${line}")
   endif()
   if("${CMAKE_MATCH_1} ${CMAKE_MATCH_2}" IN_LIST seen)
     message(FATAL_ERROR "tests/vm/tiers: ${CMAKE_MATCH_1} ${CMAKE_MATCH_2} twice")
