@@ -34,10 +34,11 @@ foreach(l checkpatch shell docs reports)
     ENVIRONMENT "${check_env}")
 endforeach()
 # the DKMS .deb, dkms building and signing it, and make install staged for
-# the vm guest's modprobe and kselftest checks; beside the harness guest
+# the vm guest's modprobe and kselftest checks; beside the harness guest,
+# before the host tests and lint (COST: the vm guest waits for it)
 add_test(NAME package COMMAND ${top}/scripts/check-package ${CMAKE_BINARY_DIR}/stage
   WORKING_DIRECTORY ${top})
-set_tests_properties(package PROPERTIES LABELS package TIMEOUT 1200 COST 900
+set_tests_properties(package PROPERTIES LABELS package TIMEOUT 1200 COST 990
   ENVIRONMENT "${check_env}")
 # the host tests under ASan and UBSan, at nice 19 beside the guests
 add_test(NAME asan COMMAND ${top}/scripts/check-asan WORKING_DIRECTORY ${top})
