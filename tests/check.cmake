@@ -61,10 +61,6 @@ foreach(tier ${guest_tiers})
     TIMEOUT 6000 COST 1000 DEPENDS "${prev};package" ENVIRONMENT "${check_env}")
   set(prev ${tier}.guest)
 endforeach()
-# never run on the host: CTest runs scripts/guest-result in their place
-# (read before gtest_discover_tests() below, which takes it then)
-set_target_properties(zbatch_vm_tests zbatch_vm_zswap_tests zbatch_vm_iaa_tests
-  zbatch_vm_swapdev_tests PROPERTIES CROSSCOMPILING_EMULATOR "${result}")
 set(n 0)
 set(seen "")
 foreach(line ${tier_lines})
@@ -104,7 +100,9 @@ foreach(line ${tier_lines})
   if(ZBATCH_FULL)
     set(filter "${full_filter}")
   endif()
-  # the line's environment for the listing too (read by the call below)
+  # never run on the host: CTest runs scripts/guest-result in their
+  # place, with the line's environment for the listing (the call below
+  # reads the property; every vm binary has a line)
   set_target_properties(${bin} PROPERTIES CROSSCOMPILING_EMULATOR "${result};${envs}")
   if(res STREQUAL tier)
     set(prefix "${tier}.")
