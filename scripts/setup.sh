@@ -10,7 +10,7 @@ PKGS=(
 	qemu-system-x86 busybox-static
 	libkmod-dev libfmt-dev libcli11-dev libaccel-config-dev uuid-dev
 	libgtest-dev libgmock-dev zlib1g-dev liblz4-dev libzstd-dev liblzo2-dev
-	shellcheck linux-source-6.12
+	shellcheck
 	gnuplot-nox
 	debhelper dh-dkms dkms dpkg-dev
 	bison flex libelf-dev libssl-dev
@@ -48,8 +48,20 @@ installed_abi() {
 	return 1
 }
 
+source_version() {
+	dpkg-query -W -f='${Status} ${Version}\n' linux-source-6.12 2>/dev/null |
+		sed -n 's/^install ok installed //p'
+}
+
+# linux-source-6.12 at the version of the target kernel's image
+source_matches() {
+	local want
+	want=$(dpkg-query -W -f='${Version}' "linux-image-$1" 2>/dev/null) || return 1
+	[ "$(source_version)" = "$want" ]
+}
+
 mapfile -t need < <(missing_pkgs)
-if abi=$(installed_abi) && [ ${#need[@]} -eq 0 ]; then
+if abi=$(installed_abi) && [ ${#need[@]} -eq 0 ] && source_matches "$abi"; then
 	say "all packages present, target kernel $abi"
 	exit 0
 fi
@@ -79,8 +91,22 @@ if [ -z "$abi" ]; then
 		"linux-headers-$abi" "linux-image-$abi"
 fi
 
+# the debug kernel (scripts/debug-kernel) is built from the target
+# kernel's own source: linux-source-6.12 at the image's version, which
+# apt may offer older than its newest (or no longer at all: then the
+# debug kernel cannot be built here, and make check does not need it)
+src_want=$(dpkg-query -W -f='${Version}' "linux-image-$abi" 2>/dev/null || true)
+if [ -n "$src_want" ] && [ "$(source_version)" != "$src_want" ]; then
+	if apt-cache show "linux-source-6.12=$src_want" >/dev/null 2>&1; then
+		need+=("linux-source-6.12=$src_want")
+	else
+		say "warning: apt offers no linux-source-6.12 $src_want (the target kernel's): make check-debug cannot build its kernel here" >&2
+		[ -n "$(source_version)" ] || need+=(linux-source-6.12)
+	fi
+fi
+
 if [ ${#need[@]} -gt 0 ]; then
 	say "installing: ${need[*]}"
-	apt-get install -y -q --no-install-recommends "${need[@]}"
+	apt-get install -y -q --no-install-recommends --allow-downgrades "${need[@]}"
 fi
 say "done, target kernel $abi"
