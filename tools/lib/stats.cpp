@@ -73,6 +73,17 @@ Result<Stats> read_stats(const SysfsTree &tree)
 				s.latency.push_back(lat);
 		}
 	}
+	if (auto e = tree.read(dir + "/engines")) {
+		std::istringstream in(*e);
+		std::string line;
+		while (std::getline(in, line)) {
+			unsigned long long ns;
+			if (sscanf(line.c_str(), "total - - - - %llu", &ns) == 1) {
+				s.engine_cpu_known = true;
+				s.engine_cpu_ns = ns;
+			}
+		}
+	}
 	return s;
 }
 

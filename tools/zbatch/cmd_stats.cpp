@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "commands.hpp"
+#include "zbatch/metrics.hpp"
 #include "zbatch/paths.hpp"
 #include "zbatch/stats.hpp"
 #include "zbatch/swapdev.hpp"
@@ -64,6 +65,33 @@ void print_swapdevs(Console &con, const SysfsTree &tree)
 	}
 }
 
+// One exposition, or one each --watch seconds: to stdout, or replacing
+// --output whole each time. Without the module (or its statistics) it
+// still writes zbatch_module_loaded 0, so that a collector's file never
+// goes stale.
+Result<int> run_prometheus(Context &ctx, const StatsOptions &o)
+{
+	for (unsigned int n = 1;; n++) {
+		auto s = read_stats(ctx.tree);
+		if (!s && s.error().exit != kExitSkipped)
+			return std::unexpected(s.error());
+		if (!s)
+			ctx.con.warning("{}: zbatch_module_loaded 0\n", s.error().message);
+		auto devs = swapdev_list(ctx.tree);
+		auto text = prometheus_text(s ? &*s : nullptr,
+					    devs ? *devs : std::vector<SwapdevInfo>{});
+		if (o.output.empty()) {
+			ctx.con.print("{}", text);
+		} else if (auto w = write_file_atomic(o.output, text); !w) {
+			return std::unexpected(w.error());
+		}
+		if (!o.watch || (o.count && n >= o.count))
+			return kExitOk;
+		ctx.con.flush();
+		ctx.sleep(std::chrono::seconds(o.watch));
+	}
+}
+
 } // namespace
 
 Result<int> run_stats(Context &ctx, const StatsOptions &o)
@@ -79,6 +107,8 @@ Result<int> run_stats(Context &ctx, const StatsOptions &o)
 		con.note("statistics reset\n");
 		return kExitOk;
 	}
+	if (o.prometheus)
+		return run_prometheus(ctx, o);
 	for (unsigned int n = 1;; n++) {
 		auto s = read_stats(ctx.tree);
 		if (!s)
@@ -106,11 +136,21 @@ void add_stats(CLI::App &app, Action &action)
 		->check(CLI::Range(1, 3600));
 	sub->add_option("--count", o->count, "With --watch: stop after N reports")
 		->check(CLI::Range(1, 1000000));
-	sub->add_flag("--reset", o->reset, "Zero every counter and histogram");
+	auto *reset = sub->add_flag("--reset", o->reset, "Zero every counter and histogram");
+	auto *prom = sub->add_flag("--prometheus", o->prometheus,
+				   "Prometheus text exposition format (node_exporter's textfile "
+				   "collector)");
+	sub->add_option("--output", o->output,
+			"With --prometheus: replace FILE whole (written beside it, then renamed)")
+		->needs(prom);
+	prom->excludes(reset);
 	sub->footer(fmt::format("Reads {} (root). Counters: Documentation/ABI/zbatch.\n", kDebugDir) +
 		    "With --json and --watch: one JSON document per report (jq reads the stream).\n"
 		    "Examples:\n  zbatch stats\n  zbatch --json stats\n  zbatch stats --watch 2\n"
-		    "  zbatch stats --watch 1 --count 10\n  zbatch stats --reset");
+		    "  zbatch stats --watch 1 --count 10\n  zbatch stats --reset\n"
+		    "  zbatch stats --prometheus --output "
+		    "/var/lib/prometheus/node-exporter/zbatch.prom\n"
+		    "Metric names and help: Documentation/admin-guide.md (Fleet metrics).");
 	sub->callback([&action, o] { action = [o](Context &ctx) { return run_stats(ctx, *o); }; });
 }
 

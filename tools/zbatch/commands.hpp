@@ -56,6 +56,8 @@ struct StatsOptions {
 	unsigned int watch = 0;		// seconds between reports; 0: once
 	unsigned int count = 0;		// with watch: reports in all; 0: until interrupted
 	bool reset = false;
+	bool prometheus = false;	// the text exposition format
+	std::string output;		// with prometheus: write this file atomically
 };
 Result<int> run_stats(Context &ctx, const StatsOptions &o);
 Result<int> run_validate(Context &ctx);

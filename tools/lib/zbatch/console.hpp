@@ -40,6 +40,15 @@ public:
 		if (verbosity_ != Verbosity::Quiet)
 			write(Stream::Out, fmt::format(f, std::forward<T>(a)...));
 	}
+	// Not the data, but worth knowing (stderr: the data's stream stays
+	// clean for a parser): not with --quiet.
+	template <typename... T>
+	void warning(fmt::format_string<T...> f, T &&...a)
+	{
+		if (verbosity_ != Verbosity::Quiet)
+			write(Stream::Err, "zbatch: warning: " +
+					   fmt::format(f, std::forward<T>(a)...));
+	}
 	// How it was done (each write, each step): only with --verbose.
 	template <typename... T>
 	void detail(fmt::format_string<T...> f, T &&...a)

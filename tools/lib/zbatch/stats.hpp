@@ -24,6 +24,9 @@ struct Stats {
 	std::map<std::string, Counters> scopes;		// "dev0", "dev0/wq0", ...
 	std::vector<std::pair<unsigned int, uint64_t>> batch_hist;	// non-zero
 	std::vector<Latency> latency;
+	// the engines' CPU time since load (debugfs engines' total line)
+	bool engine_cpu_known = false;
+	uint64_t engine_cpu_ns = 0;
 };
 
 

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0
+// What zbatch stats knows, in the Prometheus text exposition format
+// (version 0.0.4), for node_exporter's textfile collector: metric names,
+// types and help text follow Prometheus's conventions (base units,
+// counters ending in _total); Documentation/admin-guide.md lists them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "zbatch/error.hpp"
+#include "zbatch/stats.hpp"
+#include "zbatch/swapdev.hpp"
+
+namespace zbatch {
+
+// The module's statistics (nullptr: not loaded, or debugfs unreadable:
+// only zbatch_module_loaded 0 is written) and its swap devices.
+std::string prometheus_text(const Stats *stats, const std::vector<SwapdevInfo> &devs);
+
+// Writes @text to @path as node_exporter's textfile collector needs it:
+// whole or not at all (a temporary file in the same directory, renamed).
+Result<void> write_file_atomic(const std::string &path, const std::string &text);
+
+} // namespace zbatch
