@@ -12,6 +12,8 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
@@ -353,6 +355,65 @@ TEST(Swapdev, RefusalsSayWhy)
 	auto none = run(kCli + " dev destroy 31");
 	EXPECT_EQ(none.status, 1);
 	EXPECT_NE(none.output.find("no device"), std::string::npos) << none.output;
+}
+
+// zbatch stats --prometheus on the real module and a device with data:
+// the text exposition format line by line (a family's HELP and TYPE before
+// its samples, each sample a name, labels and a number), and the values
+// the device's own files give. (Prometheus's parser reads it on the host:
+// tests/metrics; Python in a guest may block on its entropy pool.)
+TEST(Swapdev, PrometheusMetricsOfTheModuleAndADevice)
+{
+	auto d = create("64M", kCodec, "16k");
+	const std::string dev = "zbatchswap" + std::to_string(d.id);
+	auto w = run("dd if=" + std::string(ZBATCH_CLI) + " of=" + d.path +
+		     " bs=64k count=32 oflag=direct 2>&1");
+	ASSERT_EQ(w.status, 0) << w.output;
+	const std::string file = "/tmp/zbatch-metrics/zbatch.prom";
+	ASSERT_EQ(run("mkdir -p /tmp/zbatch-metrics").status, 0);
+	auto r = run(kCli + " stats --prometheus --output " + file);
+	ASSERT_EQ(r.status, 0) << r.output;
+	std::ifstream in(file);
+	std::string line, text;
+	std::set<std::string> typed;
+	std::map<std::string, double> value;
+	const std::regex sample(R"(^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? ([-+0-9.eE]+|\+Inf)$)");
+	while (std::getline(in, line)) {
+		text += line + "\n";
+		std::smatch m;
+		if (line.rfind("# HELP ", 0) == 0)
+			continue;
+		if (line.rfind("# TYPE ", 0) == 0) {
+			std::istringstream t(line.substr(7));
+			std::string name, type;
+			t >> name >> type;
+			EXPECT_TRUE(typed.insert(name).second) << "TYPE twice: " << name;
+			EXPECT_TRUE(type == "counter" || type == "gauge" || type == "histogram" ||
+				    type == "summary") << line;
+			continue;
+		}
+		ASSERT_TRUE(std::regex_match(line, m, sample)) << "not a sample: " << line;
+		std::string fam = m[1];
+		for (const char *suffix : {"_bucket", "_sum", "_count"})
+			if (!typed.count(fam) && fam.ends_with(suffix))
+				fam = fam.substr(0, fam.size() - strlen(suffix));
+		EXPECT_TRUE(typed.count(fam)) << "sample before its TYPE: " << line;
+		value[m[1].str() + m[2].str()] = std::stod(m[4]);
+	}
+	EXPECT_EQ(value["zbatch_module_loaded"], 1) << text;
+	EXPECT_EQ(value["zbatch_swapdev_info{device=\"" + dev + "\",codec=\"" + kCodec +
+			"\",unit=\"16k\"}"], 1) << text;
+	EXPECT_EQ(value["zbatch_swapdev_disksize_bytes{device=\"" + dev + "\"}"], 64 << 20);
+	auto i = info(d);
+	EXPECT_GT(i.orig_bytes, 0u);
+	EXPECT_EQ(value["zbatch_swapdev_orig_data_bytes{device=\"" + dev + "\"}"],
+		  static_cast<double>(i.orig_bytes)) << text;
+	EXPECT_EQ(value["zbatch_swapdev_swap_active{device=\"" + dev + "\"}"], 0);
+	EXPECT_GT(value["zbatch_requests_total{op=\"compress\"}"], 0) << text;
+	EXPECT_GT(value["zbatch_batch_requests_count"], 0) << text;
+	EXPECT_TRUE(value.count("zbatch_engine_cpu_seconds_total")) << text;
+	destroy(d);
+	run("rm -rf /tmp/zbatch-metrics");
 }
 
 // Faults on the engines that run the device's batches (debugfs devN/wqM/
