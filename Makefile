@@ -26,7 +26,10 @@ help:
 	@echo "make checkpatch kernel style check of kmod/"
 	@echo "make install    zbatch.ko into /lib/modules/KABI/updates (depmod: modprobe"
 	@echo "                zbatch then loads its dependencies), the CLI into PREFIX/sbin,"
-	@echo "                zbatch(8) and bash completion under PREFIX/share;"
+	@echo "                zbatch(8) and bash completion under PREFIX/share, the systemd"
+	@echo "                units (zbatch-swap.service: swap devices at boot from"
+	@echo "                /etc/zbatch/swap.conf; zbatch-metrics.timer) under SYSTEMDDIR"
+	@echo "                (PREFIX/lib/systemd/system), swap.conf.example in PREFIX/share/doc;"
 	@echo "                SIGN_KEY=key SIGN_CERT=cert.der sign the module first (Secure Boot)"
 	@echo "make deb        build/deb/zbatch-dkms_VERSION_all.deb (DKMS, Debian tooling)"
 	@echo "make fuzz       the hostile-input fuzzer, then the swap device's model checker,"
@@ -95,6 +98,8 @@ checkpatch:
 # under another root. SIGN_KEY/SIGN_CERT: sign it with the kernel's
 # sign-file first (a MOK enrolled with mokutil, Documentation/iaa.md).
 PREFIX ?= /usr/local
+# systemd reads units from PREFIX/lib/systemd/system for /usr and /usr/local
+SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 install: kmod tools
 ifneq ($(SIGN_KEY),)
 	$(KDIR)/scripts/sign-file sha256 $(SIGN_KEY) $(SIGN_CERT) kmod/zbatch.ko
@@ -105,6 +110,14 @@ endif
 	install -D -m 0644 $(BUILD)/zbatch.8 $(DESTDIR)$(PREFIX)/share/man/man8/zbatch.8
 	install -D -m 0644 tools/completion/zbatch.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/zbatch
+	for u in zbatch-swap.service zbatch-metrics.service; do \
+		sed 's|@SBINDIR@|$(PREFIX)/sbin|g' packaging/systemd/$$u.in >$(BUILD)/$$u && \
+		install -D -m 0644 $(BUILD)/$$u $(DESTDIR)$(SYSTEMDDIR)/$$u || exit 1; \
+	done
+	install -D -m 0644 packaging/systemd/zbatch-metrics.timer \
+		$(DESTDIR)$(SYSTEMDDIR)/zbatch-metrics.timer
+	install -D -m 0644 packaging/swap.conf.example \
+		$(DESTDIR)$(PREFIX)/share/doc/zbatch/swap.conf.example
 
 deb:
 	@scripts/mkdeb

@@ -15,7 +15,7 @@ PKGS=(
 	debhelper dh-dkms dkms dpkg-dev
 	bison flex libelf-dev libssl-dev
 	nlohmann-json3-dev jq pandoc rsync
-	python3 python3-prometheus-client
+	python3 python3-prometheus-client systemd
 )
 
 say() { printf 'setup: %s\n' "$*"; }

@@ -128,6 +128,7 @@ foreach(c "kselftest Kselftest.RunKselftestRunsZbatchSelftests"
     "docs Docs.EveryModuleFileIsInTheAbiDocument"
     "fuzz Fuzz.DevAndSysfsKeepTheirContract"
     "install Install.ModprobeLoadsItWithItsDependencies"
+    "boot-unit Install.BootUnitSetsUpRestartsAndTearsDownSwap"
     "bench BenchSmoke.EveryCodecModeBatchSizeAndSwapRecord")
   string(REPLACE " " ";" c "${c}")
   list(GET c 0 file)

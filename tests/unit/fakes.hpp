@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstring>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -109,6 +110,31 @@ public:
 	}
 };
 
+// mkswap, swapon and swapoff: every call recorded, each may be failed.
+class FakeSwap : public zbatch::SwapControl {
+public:
+	std::vector<std::string> calls;		// "format DEV BYTES", "enable DEV PRIO d", ...
+	zbatch::Result<void> format_result, enable_result, disable_result;
+	std::function<void()> after_disable;	// e.g. the device leaves /proc/swaps
+	zbatch::Result<void> format(const std::string &dev, uint64_t bytes) override
+	{
+		calls.push_back("format " + dev + " " + std::to_string(bytes));
+		return format_result;
+	}
+	zbatch::Result<void> enable(const std::string &dev, int prio, bool discard) override
+	{
+		calls.push_back("enable " + dev + " " + std::to_string(prio) + (discard ? " discard" : ""));
+		return enable_result;
+	}
+	zbatch::Result<void> disable(const std::string &dev) override
+	{
+		calls.push_back("disable " + dev);
+		if (disable_result && after_disable)
+			after_disable();
+		return disable_result;
+	}
+};
+
 // The context hands out owning pointers; these forward to the fakes, which
 // the test inspects afterwards.
 struct ForwardModules : zbatch::Modules {
@@ -163,6 +189,17 @@ struct ForwardDevice : zbatch::BatchDevice {
 	FakeDevice &d;
 };
 
+struct ForwardSwap : zbatch::SwapControl {
+	explicit ForwardSwap(FakeSwap &s) : s(s) {}
+	zbatch::Result<void> format(const std::string &d, uint64_t b) override { return s.format(d, b); }
+	zbatch::Result<void> enable(const std::string &d, int p, bool x) override
+	{
+		return s.enable(d, p, x);
+	}
+	zbatch::Result<void> disable(const std::string &d) override { return s.disable(d); }
+	FakeSwap &s;
+};
+
 struct FakeSystem {
 	explicit FakeSystem(zbatch::Verbosity v = zbatch::Verbosity::Normal, bool tty = false)
 		: con(v, tty), ctx(zbatch::SysfsTree(tree.root()), con)
@@ -185,6 +222,7 @@ struct FakeSystem {
 		};
 		ctx.sleep = [this](std::chrono::seconds s) { slept.push_back(s.count()); };
 		ctx.is_root = [this] { return root; };
+		ctx.swap = [this] { return std::make_unique<ForwardSwap>(swap); };
 	}
 
 	// A loaded module: version, tunables, one device with one WQ, debugfs.
@@ -229,6 +267,7 @@ struct FakeSystem {
 	FakeModules modules;
 	FakeAccel accel;
 	FakeDevice device;
+	FakeSwap swap;
 	std::string device_error;	// open_device fails with it when set
 	zbatch::Result<zbatch::WorkloadResult> workload_result = zbatch::WorkloadResult{};
 	zbatch::WorkloadConfig workload_cfg;

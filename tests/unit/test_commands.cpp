@@ -369,7 +369,7 @@ TEST(CmdStats, WithoutDebugfsSkips)
 {
 	FakeSystem s;
 	EXPECT_EQ(exit_of(run_stats(s.ctx, {})), kExitSkipped);
-	EXPECT_EQ(exit_of(run_stats(s.ctx, {0, 0, true})), kExitSkipped);
+	EXPECT_EQ(exit_of(run_stats(s.ctx, {0, 0, true, false, ""})), kExitSkipped);
 }
 
 TEST(CmdStats, TableWatchAndReset)
@@ -379,9 +379,9 @@ TEST(CmdStats, TableWatchAndReset)
 	ASSERT_EQ(exit_of(run_stats(s.ctx, {})), 0);
 	EXPECT_TRUE(contains(s.con.out, "compress_calls")) << s.con.out;
 	s.con.out.clear();
-	ASSERT_EQ(exit_of(run_stats(s.ctx, {2, 3, false})), 0);
+	ASSERT_EQ(exit_of(run_stats(s.ctx, {2, 3, false, false, ""})), 0);
 	EXPECT_EQ(s.slept, (std::vector<long>{2, 2}));
-	ASSERT_EQ(exit_of(run_stats(s.ctx, {0, 0, true})), 0);
+	ASSERT_EQ(exit_of(run_stats(s.ctx, {0, 0, true, false, ""})), 0);
 	EXPECT_EQ(s.read("/sys/kernel/debug/zbatch/reset"), "1");
 }
 
@@ -390,7 +390,7 @@ TEST(CmdStats, JsonWatchIsAStreamOfValidDocuments)
 	FakeSystem s;
 	s.load_module();
 	s.ctx.json = true;
-	ASSERT_EQ(exit_of(run_stats(s.ctx, {1, 2, false})), 0);
+	ASSERT_EQ(exit_of(run_stats(s.ctx, {1, 2, false, false, ""})), 0);
 	std::stringstream in(s.con.out);
 	int docs = 0;
 	while (in >> std::ws && !in.eof()) {
@@ -628,7 +628,7 @@ TEST(CmdDev, CreateWritesTheSettings)
 	s.tree.put("/sys/block/zbatchswap3/zbatch/codec", "");
 	s.tree.put("/sys/block/zbatchswap3/zbatch/unit", "");
 	s.tree.put("/sys/block/zbatchswap3/zbatch/disksize", "");
-	ASSERT_EQ(exit_of(run_dev_create(s.ctx, {"1G", "zstd", "16k", -1})), 0);
+	ASSERT_EQ(exit_of(run_dev_create(s.ctx, {"1G", "zstd", "16k", -1, false, 100, false})), 0);
 	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/codec"), "zstd");
 	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/unit"), "16k");
 	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/disksize"), "1073741824");
@@ -636,7 +636,7 @@ TEST(CmdDev, CreateWritesTheSettings)
 		<< s.con.out;
 	s.con.out.clear();
 	s.ctx.json = true;
-	ASSERT_EQ(exit_of(run_dev_create(s.ctx, {"1G", "lz4", "4k", -1})), 0);
+	ASSERT_EQ(exit_of(run_dev_create(s.ctx, {"1G", "lz4", "4k", -1, false, 100, false})), 0);
 	EXPECT_EQ(parse_json(s.con.out)["device"], "/dev/zbatchswap3");
 }
 
@@ -644,13 +644,13 @@ TEST(CmdDev, CreateRefusesBadSettingsBeforeTouchingSysfs)
 {
 	FakeSystem s;
 	s.load_module();
-	auto r = run_dev_create(s.ctx, {"1G", "gzip", "4k", -1});
+	auto r = run_dev_create(s.ctx, {"1G", "gzip", "4k", -1, false, 100, false});
 	ASSERT_FALSE(r);
 	EXPECT_EQ(r.error().message, "--codec gzip: one of deflate, lz4, zstd, lzo");
-	r = run_dev_create(s.ctx, {"1G", "lz4", "8k", -1});
+	r = run_dev_create(s.ctx, {"1G", "lz4", "8k", -1, false, 100, false});
 	ASSERT_FALSE(r);
 	EXPECT_EQ(r.error().message, "--unit 8k: one of 4k, 16k, 64k");
-	r = run_dev_create(s.ctx, {"lots", "lz4", "4k", -1});
+	r = run_dev_create(s.ctx, {"lots", "lz4", "4k", -1, false, 100, false});
 	ASSERT_FALSE(r);
 	EXPECT_TRUE(contains(r.error().message, "--size ")) << r.error().message;
 	EXPECT_EQ(s.read("/sys/kernel/zbatch/swapdev/hot_add"), "0");
@@ -680,4 +680,122 @@ TEST(CmdDev, ListAndDestroy)
 	r = run_dev_destroy(s.ctx, 5);
 	ASSERT_FALSE(r);
 	EXPECT_EQ(r.error().code, ENODEV);
+}
+
+// ---- dev create --swap, dev setup / teardown (the configuration file) ----
+
+namespace {
+
+// A module whose next device is zbatchswap3, and 8 GiB of RAM.
+void device_three(FakeSystem &s)
+{
+	s.load_module();
+	s.tree.put("/sys/kernel/zbatch/swapdev/hot_add", "3\n");
+	for (const char *f : {"codec", "unit", "disksize", "mem_limit"})
+		s.tree.put(std::string("/sys/block/zbatchswap3/zbatch/") + f, "");
+	s.tree.put("/proc/meminfo", "MemTotal:        8388608 kB\n");
+}
+
+} // namespace
+
+TEST(CmdDev, CreateSwapFormatsAndSwapsOn)
+{
+	FakeSystem s;
+	device_three(s);
+	DevOptions o{"1G", "lz4", "16k", -1, false, 100, false};
+	o.swap = true;
+	o.priority = 7;
+	o.discard = true;
+	ASSERT_EQ(exit_of(run_dev_create(s.ctx, o)), 0);
+	auto node = (s.tree.root() / "dev/zbatchswap3").string();
+	ASSERT_EQ(s.swap.calls.size(), 2u);
+	EXPECT_EQ(s.swap.calls[0], "format " + node + " 1073741824");
+	EXPECT_EQ(s.swap.calls[1], "enable " + node + " 7 discard");
+	EXPECT_TRUE(contains(s.con.out, "swap on with priority 7")) << s.con.out;
+	// swapon refused: the device is destroyed again, the error says why
+	s.swap.calls.clear();
+	s.swap.enable_result = zbatch::fail(EINVAL, "swapon /dev/zbatchswap3: Invalid argument");
+	auto r = run_dev_create(s.ctx, o);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "swapon /dev/zbatchswap3: Invalid argument");
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/swapdev/hot_remove"), "3");
+	// not root: nothing created
+	s.root = false;
+	s.tree.put("/sys/kernel/zbatch/swapdev/hot_remove", "");
+	EXPECT_EQ(exit_of(run_dev_create(s.ctx, o)), kExitSkipped);
+}
+
+TEST(CmdDev, SetupCreatesEachDeviceAndTeardownRemovesIt)
+{
+	FakeSystem s;
+	device_three(s);
+	s.modules.mods.clear();		// not loaded: setup loads it
+	s.tree.put("/etc/zbatch/swap.conf", "[main]\nsize = 25%\ncodec = zstd\nunit = 16k\n"
+					    "priority = 50\nmem-limit = 10%\n");
+	SetupOptions o{"/etc/zbatch/swap.conf", true};
+	ASSERT_EQ(exit_of(run_dev_setup(s.ctx, o)), 0);
+	EXPECT_TRUE(contains(s.con.out, "would set up [main] 2147483648 bytes, zstd, 16k units, "
+				       "priority 50, mem_limit 858992640")) << s.con.out;
+	EXPECT_TRUE(s.swap.calls.empty()) << "a dry run formatted something";
+	EXPECT_TRUE(s.modules.loads.empty()) << "a dry run loaded the module";
+	o.dry_run = false;
+	ASSERT_EQ(exit_of(run_dev_setup(s.ctx, o)), 0);
+	ASSERT_EQ(s.modules.loads.size(), 1u);
+	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/disksize"), "2147483648");
+	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/mem_limit"), "858992640");
+	ASSERT_EQ(s.swap.calls.size(), 2u);
+	EXPECT_TRUE(s.swap.calls[1].ends_with(" 50")) << s.swap.calls[1];
+	EXPECT_EQ(s.read("/run/zbatch/swap.state"), "main 3");
+	// set up again while it is swapped on: left alone
+	s.tree.put("/proc/swaps", "Filename Type Size Used Priority\n"
+				  "/dev/zbatchswap3 partition 1024 0 50\n");
+	s.swap.calls.clear();
+	ASSERT_EQ(exit_of(run_dev_setup(s.ctx, o)), 0);
+	EXPECT_TRUE(s.swap.calls.empty());
+	EXPECT_TRUE(contains(s.con.out, "[main] already set up: /dev/zbatchswap3")) << s.con.out;
+	// teardown: swapoff, destroy, forget
+	s.swap.after_disable = [&s] {
+		s.tree.put("/proc/swaps", "Filename Type Size Used Priority\n");
+	};
+	ASSERT_EQ(exit_of(run_dev_teardown(s.ctx)), 0);
+	ASSERT_EQ(s.swap.calls.size(), 1u);
+	EXPECT_TRUE(s.swap.calls[0].starts_with("disable ")) << s.swap.calls[0];
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/swapdev/hot_remove"), "3");
+	EXPECT_EQ(s.read("/run/zbatch/swap.state"), "");
+	s.con.out.clear();
+	ASSERT_EQ(exit_of(run_dev_teardown(s.ctx)), 0);
+	EXPECT_TRUE(contains(s.con.out, "nothing to tear down")) << s.con.out;
+}
+
+TEST(CmdDev, SetupAndTeardownFailuresNameTheDeviceAndKeepTheState)
+{
+	FakeSystem s;
+	device_three(s);
+	s.tree.put("/etc/zbatch/swap.conf", "[main]\nsize = 1G\n");
+	s.swap.format_result = zbatch::fail(EBUSY, "/dev/zbatchswap3: cannot open to format");
+	auto r = run_dev_setup(s.ctx, {"/etc/zbatch/swap.conf", false});
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "/etc/zbatch/swap.conf: 1 of 1 devices not set up:\n"
+				     "  [main] (line 1): /dev/zbatchswap3: cannot open to format");
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/swapdev/hot_remove"), "3") << "left half set up";
+	s.swap.format_result = {};
+	ASSERT_EQ(exit_of(run_dev_setup(s.ctx, {"/etc/zbatch/swap.conf", false})), 0);
+	s.tree.put("/proc/swaps", "Filename Type Size Used Priority\n"
+				  "/dev/zbatchswap3 partition 1024 0 100\n");
+	s.swap.disable_result = zbatch::fail(ENOMEM, "swapoff /dev/zbatchswap3: Cannot allocate "
+						     "memory");
+	r = run_dev_teardown(s.ctx);
+	ASSERT_FALSE(r);
+	EXPECT_TRUE(contains(r.error().message, "[main] /dev/zbatchswap3: swapoff")) << r.error().message;
+	EXPECT_EQ(s.read("/run/zbatch/swap.state"), "main 3") << "forgot a device still there";
+	// a bad file: named, nothing done
+	s.tree.put("/etc/zbatch/swap.conf", "[main]\nsize = lots\n");
+	r = run_dev_setup(s.ctx, {"/etc/zbatch/swap.conf", false});
+	ASSERT_FALSE(r);
+	EXPECT_TRUE(r.error().message.starts_with("/etc/zbatch/swap.conf:2: key 'size'"))
+		<< r.error().message;
+	r = run_dev_setup(s.ctx, {"/etc/zbatch/none.conf", false});
+	ASSERT_FALSE(r);
+	EXPECT_TRUE(r.error().message.starts_with("/etc/zbatch/none.conf: cannot read"))
+		<< r.error().message;
 }

@@ -1,14 +1,46 @@
 // SPDX-License-Identifier: GPL-2.0
-// zbatch dev create|list|destroy: the batched compressed swap devices.
+// zbatch dev create|list|destroy|setup|teardown: the batched compressed
+// swap devices, by hand or from /etc/zbatch/swap.conf (at boot:
+// zbatch-swap.service).
+#include <filesystem>
+#include <map>
+#include <sstream>
+
 #include <fmt/core.h>
 
 #include "commands.hpp"
 #include "zbatch/codec.hpp"
 #include "zbatch/json.hpp"
+#include "zbatch/atomic_file.hpp"
+#include "zbatch/parse.hpp"
 #include "zbatch/paths.hpp"
+#include "zbatch/swapconf.hpp"
 #include "zbatch/swapdev.hpp"
 
 namespace zbatch::cli {
+
+namespace {
+
+// Formats device @id as swap and enables it; on failure the device is
+// destroyed again (nothing is left half set up).
+Result<void> swap_on(Context &ctx, int id, uint64_t size, int priority, bool discard)
+{
+	auto node = ctx.tree.resolve(swapdev_node(id)).string();
+	auto sw = ctx.swap();
+	auto r = sw->format(node, size);
+	if (r)
+		r = sw->enable(node, priority, discard);
+	if (!r) {
+		if (auto d = swapdev_destroy(ctx.tree, id); !d)
+			return fail(r.error().code, r.error().message + "; and destroying " +
+					    swapdev_name(id) + " again failed: " +
+					    d.error().message);
+		return std::unexpected(r.error());
+	}
+	return {};
+}
+
+} // namespace
 
 Result<int> run_dev_create(Context &ctx, const DevOptions &o)
 {
@@ -16,16 +48,207 @@ Result<int> run_dev_create(Context &ctx, const DevOptions &o)
 	auto size = parse_bytes(o.size);
 	if (!size)
 		return fail(EINVAL, "--size " + size.error().message);
+	if (o.swap && !ctx.is_root())
+		return skip(EPERM, "zbatch dev create --swap needs root");
 	auto id = swapdev_create(ctx.tree, {*size, o.codec, o.unit});
 	if (!id)
 		return std::unexpected(id.error());
+	if (o.swap)
+		if (auto r = swap_on(ctx, *id, *size, o.priority, o.discard); !r)
+			return std::unexpected(r.error());
 	if (ctx.json)
 		con.print("{}", json_text({{"id", *id}, {"name", swapdev_name(*id)},
-					    {"device", swapdev_node(*id)}}));
+					    {"device", swapdev_node(*id)},
+					    {"swap", o.swap}}));
+	else if (o.swap)
+		con.print("{0}: {1} bytes, {2}, {3} units, swap on with priority {4}\n",
+			   swapdev_node(*id), *size, o.codec, o.unit, o.priority);
 	else
 		con.print("{0}: {1} bytes, {2}, {3} units\n"
-			   "use it: mkswap {0} && swapon -p 100 {0}\n",
+			   "use it: mkswap {0} && swapon -p 100 {0} (or create with --swap)\n",
 			   swapdev_node(*id), *size, o.codec, o.unit);
+	return kExitOk;
+}
+
+namespace {
+
+// What zbatch dev setup created, from kSwapState: section -> device.
+std::map<std::string, int> read_state(const SysfsTree &t)
+{
+	std::map<std::string, int> m;
+	std::istringstream in(t.read(kSwapState).value_or(""));
+	std::string name;
+	int id;
+	while (in >> name >> id)
+		m[name] = id;
+	return m;
+}
+
+Result<void> write_state(const SysfsTree &t, const std::map<std::string, int> &m)
+{
+	auto path = t.resolve(kSwapState);
+	std::error_code ec;
+	std::filesystem::create_directories(path.parent_path(), ec);
+	if (ec)
+		return fail(ec.value(), fmt::format("{}: {}", path.parent_path().string(),
+						    ec.message()));
+	std::string text;
+	for (const auto &[name, id] : m)
+		text += fmt::format("{} {}\n", name, id);
+	return write_file_atomic(path.string(), text);
+}
+
+bool swapped_on(const SysfsTree &t, int id)
+{
+	auto devs = swapdev_list(t);
+	if (!devs)
+		return false;
+	for (const auto &d : *devs)
+		if (d.id == id)
+			return !d.swap_use.empty();
+	return false;
+}
+
+} // namespace
+
+Result<int> run_dev_setup(Context &ctx, const SetupOptions &o)
+{
+	auto &con = ctx.con;
+	auto text = ctx.tree.read(o.config);
+	if (!text)
+		return fail(text.error().code, fmt::format("{}: cannot read: {}", o.config,
+							   text.error().message));
+	auto devs = parse_swap_conf(o.config, *text);
+	if (!devs)
+		return std::unexpected(devs.error());
+	auto ram = ram_bytes(ctx.tree);
+	if (!ram)
+		return std::unexpected(ram.error());
+	if (devs->empty()) {
+		con.note("{}: no device configured\n", o.config);
+		return kExitOk;
+	}
+	if (!o.dry_run && !ctx.is_root())
+		return skip(EPERM, "zbatch dev setup needs root");
+	if (!o.dry_run && !ctx.modules()->loaded("zbatch")) {
+		con.detail("loading zbatch\n");
+		if (auto r = ctx.modules()->load("zbatch", ""); !r)
+			return std::unexpected(r.error());
+	}
+	auto state = read_state(ctx.tree);
+	std::vector<std::string> failed;
+	Json out = Json::array();
+	for (const auto &d : *devs) {
+		const uint64_t size = conf_bytes(d.size, *ram);
+		const uint64_t limit = conf_bytes(d.mem_limit, *ram);
+		auto line = fmt::format("[{}] {} bytes, {}, {} units, priority {}{}{}", d.name, size,
+					d.codec, d.unit, d.priority,
+					limit ? fmt::format(", mem_limit {}", limit) : "",
+					d.discard ? ", discard" : "");
+		if (o.dry_run) {
+			if (ctx.json)
+				out.push_back({{"section", d.name}, {"size", size}, {"codec", d.codec},
+					       {"unit", d.unit}, {"priority", d.priority},
+					       {"mem_limit", limit}, {"discard", d.discard}});
+			else
+				con.print("would set up {}\n", line);
+			continue;
+		}
+		if (auto it = state.find(d.name); it != state.end() && swapped_on(ctx.tree, it->second)) {
+			con.note("[{}] already set up: {}\n", d.name, swapdev_node(it->second));
+			out.push_back({{"section", d.name}, {"device", swapdev_node(it->second)},
+				       {"created", false}});
+			continue;
+		}
+		if (auto it = state.find(d.name); it != state.end() &&
+		    ctx.tree.exists(kSysBlockDir + "/" + swapdev_name(it->second))) {
+			// ours from an earlier setup, swapped off since: made again
+			if (auto r = swapdev_destroy(ctx.tree, it->second); !r) {
+				failed.push_back(fmt::format("[{}] (line {}): {}", d.name, d.line,
+							     r.error().message));
+				continue;
+			}
+		}
+		auto id = swapdev_create(ctx.tree, {size, d.codec, d.unit});
+		Result<void> r;
+		if (!id) {
+			r = std::unexpected(id.error());
+		} else {
+			if (limit)
+				r = ctx.tree.write(swapdev_dir(*id) + "/mem_limit", std::to_string(limit));
+			if (r)
+				r = swap_on(ctx, *id, size, d.priority, d.discard);
+			else
+				(void)swapdev_destroy(ctx.tree, *id);
+		}
+		if (!r) {
+			failed.push_back(fmt::format("[{}] (line {}): {}", d.name, d.line,
+						     r.error().message));
+			continue;
+		}
+		state[d.name] = *id;
+		// after each device: a setup stopped half-way is still torn down
+		if (auto w = write_state(ctx.tree, state); !w)
+			failed.push_back(fmt::format("[{}]: {} (zbatch dev teardown will not know "
+						     "{})", d.name, w.error().message,
+						     swapdev_node(*id)));
+		con.note("{}: {}\n", swapdev_node(*id), line);
+		out.push_back({{"section", d.name}, {"device", swapdev_node(*id)}, {"created", true}});
+	}
+	if (ctx.json)
+		con.print("{}", json_text(out));
+	if (!failed.empty()) {
+		std::string all;
+		for (const auto &f : failed)
+			all += "\n  " + f;
+		return fail(EIO, fmt::format("{}: {} of {} devices not set up:{}", o.config,
+					     failed.size(), devs->size(), all));
+	}
+	return kExitOk;
+}
+
+Result<int> run_dev_teardown(Context &ctx)
+{
+	auto &con = ctx.con;
+	auto state = read_state(ctx.tree);
+	if (state.empty()) {
+		con.note("nothing to tear down ({} lists no device of zbatch dev setup)\n",
+			 kSwapState);
+		return kExitOk;
+	}
+	if (!ctx.is_root())
+		return skip(EPERM, "zbatch dev teardown needs root");
+	std::vector<std::string> failed;
+	for (auto it = state.begin(); it != state.end();) {
+		const auto &[name, id] = *it;
+		Result<void> r;
+		if (!ctx.tree.exists(kSysBlockDir + "/" + swapdev_name(id))) {
+			con.note("[{}] {} is gone already\n", name, swapdev_node(id));
+			it = state.erase(it);
+			continue;
+		}
+		if (swapped_on(ctx.tree, id))
+			r = ctx.swap()->disable(ctx.tree.resolve(swapdev_node(id)).string());
+		if (r)
+			r = swapdev_destroy(ctx.tree, id);
+		if (!r) {
+			failed.push_back(fmt::format("[{}] {}: {}", name, swapdev_node(id),
+						     r.error().message));
+			++it;
+			continue;
+		}
+		con.note("[{}] {} torn down\n", name, swapdev_node(id));
+		it = state.erase(it);
+	}
+	if (auto w = write_state(ctx.tree, state); !w)
+		failed.push_back(w.error().message);
+	if (!failed.empty()) {
+		std::string all;
+		for (const auto &f : failed)
+			all += "\n  " + f;
+		return fail(EIO, fmt::format("{} devices not torn down (still in {}):{}",
+					     failed.size(), kSwapState, all));
+	}
 	return kExitOk;
 }
 
@@ -97,6 +320,7 @@ void add_dev(CLI::App &app, Action &action)
 	dev->require_subcommand(1);
 	dev->footer("Documentation/admin-guide.md (swap device) has the details.\n"
 		    "Examples:\n  zbatch dev create --size 2G --codec lz4 --unit 16k\n"
+		    "  zbatch dev create --size 4G --swap --priority 100\n"
 		    "  zbatch dev list --json\n  zbatch dev destroy 0");
 
 	auto *c = dev->add_subcommand("create", "Create a device; size, codec and unit are fixed "
@@ -107,7 +331,31 @@ void add_dev(CLI::App &app, Action &action)
 		      "Compression unit: 4k (per page, as zram), 16k or 64k (the pages of a large "
 		      "folio compressed together: smaller, but reading one page decompresses the "
 		      "unit) (default 4k)");
+	auto *swap = c->add_flag("--swap", o->swap,
+				 "Also format it as swap and swap on (mkswap and swapon in one step)");
+	c->add_option("--priority", o->priority,
+		      "With --swap: swap priority, -1 (the kernel's default) or 0 to 32767 "
+		      "(default 100: before disk swap)")
+		->check(CLI::Range(-1, 32767))->needs(swap);
+	c->add_flag("--discard", o->discard, "With --swap: swapon --discard")->needs(swap);
 	c->callback([&action, o] { action = [o](Context &ctx) { return run_dev_create(ctx, *o); }; });
+
+	auto so = std::make_shared<SetupOptions>();
+	auto *su = dev->add_subcommand("setup", "Create, format and swap on every device of the "
+				       "configuration file (what zbatch-swap.service runs at boot)");
+	su->add_option("--config", so->config, "The configuration file (default " + kSwapConf +
+		       "; format: Documentation/admin-guide.md, Swap at boot)");
+	su->add_flag("--dry-run", so->dry_run, "Check the file and print what would be set up");
+	su->footer("Devices already set up (listed in " + kSwapState + " and swapped on) are "
+		   "left as they are.\nExamples:\n  zbatch dev setup --dry-run\n"
+		   "  zbatch dev setup --config /etc/zbatch/swap.conf");
+	su->callback([&action, so] { action = [so](Context &ctx) { return run_dev_setup(ctx, *so); }; });
+
+	auto *td = dev->add_subcommand("teardown", "Swap off and destroy every device zbatch dev "
+				       "setup created (at shutdown)");
+	td->footer("Reads " + kSwapState + "; a device that cannot be swapped off (not "
+		   "enough memory) stays listed there.\nExamples:\n  zbatch dev teardown");
+	td->callback([&action] { action = run_dev_teardown; });
 
 	auto *l = dev->add_subcommand("list", "Devices with their zram-style statistics and the "
 				      "batch sizes their I/O had");

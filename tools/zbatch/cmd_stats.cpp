@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "commands.hpp"
+#include "zbatch/atomic_file.hpp"
 #include "zbatch/metrics.hpp"
 #include "zbatch/paths.hpp"
 #include "zbatch/stats.hpp"

@@ -102,7 +102,16 @@ struct DevOptions {
 	std::string codec = "lz4";
 	std::string unit = "4k";
 	int id = -1;
+	bool swap = false;	// create --swap: format and swapon too
+	int priority = 100;	// with swap
+	bool discard = false;	// with swap
 };
+struct SetupOptions {
+	std::string config = "/etc/zbatch/swap.conf";
+	bool dry_run = false;
+};
+Result<int> run_dev_setup(Context &ctx, const SetupOptions &o);
+Result<int> run_dev_teardown(Context &ctx);
 Result<int> run_dev_create(Context &ctx, const DevOptions &o);
 Result<int> run_dev_list(Context &ctx);
 Result<int> run_dev_destroy(Context &ctx, int id);

@@ -17,6 +17,7 @@ void use_real_system(Context &ctx)
 		return std::make_unique<Device>(std::move(*d));
 	};
 	ctx.workload = run_workload;
+	ctx.swap = make_swap_control;
 	ctx.sleep = [](std::chrono::seconds s) { std::this_thread::sleep_for(s); };
 	ctx.is_root = [] { return geteuid() == 0; };
 }

@@ -15,6 +15,7 @@
 #include "zbatch/console.hpp"
 #include "zbatch/device.hpp"
 #include "zbatch/kmod.hpp"
+#include "zbatch/swapon.hpp"
 #include "zbatch/sysfs.hpp"
 #include "zbatch/workload.hpp"
 
@@ -31,6 +32,7 @@ struct Context {
 	std::function<std::unique_ptr<AccelConfig>()> accel;
 	std::function<Result<std::unique_ptr<BatchDevice>>()> open_device;
 	std::function<Result<WorkloadResult>(const WorkloadConfig &)> workload;
+	std::function<std::unique_ptr<SwapControl>()> swap;	// mkswap, swapon, swapoff
 	std::function<void(std::chrono::seconds)> sleep;
 	std::function<bool()> is_root;
 };

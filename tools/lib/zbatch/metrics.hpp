@@ -18,8 +18,4 @@ namespace zbatch {
 // only zbatch_module_loaded 0 is written) and its swap devices.
 std::string prometheus_text(const Stats *stats, const std::vector<SwapdevInfo> &devs);
 
-// Writes @text to @path as node_exporter's textfile collector needs it:
-// whole or not at all (a temporary file in the same directory, renamed).
-Result<void> write_file_atomic(const std::string &path, const std::string &text);
-
 } // namespace zbatch

@@ -52,5 +52,6 @@ inline const std::string kCgroupDir = "/sys/fs/cgroup";
 inline const std::string kProcCrypto = "/proc/crypto";
 inline const std::string kProcSwaps = "/proc/swaps";
 inline const std::string kProcVmstat = "/proc/vmstat";
+inline const std::string kProcMeminfo = "/proc/meminfo";
 
 } // namespace zbatch

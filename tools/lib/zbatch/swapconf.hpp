@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+// The swap devices' configuration file (/etc/zbatch/swap.conf), read by
+// zbatch dev setup at boot (zbatch-swap.service). Its format, one section
+// per device (Documentation/admin-guide.md, "Swap at boot"):
+//
+//   # comment
+//   [swap0]
+//   size = 25%          # of the RAM (MemTotal), or bytes: 4G, 512M
+//   codec = lz4
+//   unit = 4k
+//   priority = 100
+//   mem-limit = 10%     # of the RAM, or bytes; 0: none
+//   discard = no
+//
+// Every error names the file, the line and the key.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "zbatch/error.hpp"
+#include "zbatch/sysfs.hpp"
+
+namespace zbatch {
+
+inline const std::string kSwapConf = "/etc/zbatch/swap.conf";
+// What zbatch dev setup created: "SECTION ID" lines, for teardown.
+inline const std::string kSwapState = "/run/zbatch/swap.state";
+
+// A size: bytes, or a share of the RAM (percent > 0).
+struct ConfSize {
+	uint64_t bytes = 0;
+	unsigned int percent = 0;
+};
+
+struct SwapConfDevice {
+	std::string name;	// the section: [swap0]
+	unsigned int line = 0;	// where the section starts
+	ConfSize size;
+	std::string codec = "lz4";
+	std::string unit = "4k";
+	int priority = 100;	// -1: the kernel's default (below every other)
+	ConfSize mem_limit;	// 0: no limit
+	bool discard = false;
+};
+
+// @text, the contents of @file (named in the errors).
+Result<std::vector<SwapConfDevice>> parse_swap_conf(const std::string &file,
+						     const std::string &text);
+
+// A size in bytes: a share of @ram_bytes, rounded down to whole pages.
+uint64_t conf_bytes(const ConfSize &s, uint64_t ram_bytes);
+
+// The RAM, MemTotal of /proc/meminfo.
+Result<uint64_t> ram_bytes(const SysfsTree &t);
+
+} // namespace zbatch
