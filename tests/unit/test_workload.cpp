@@ -222,6 +222,25 @@ TEST(Workload, ProcessesThatDieEarlyFailTheRunAndPutBack)
 	f.expect_restored();
 }
 
+// A process killed while it writes (as the OOM killer does): the failure
+// says by which signal.
+TEST(Workload, AKilledProcessIsNamedWithItsSignal)
+{
+	Fixture f;
+	f.cfg.fork = [] {
+		pid_t p = ::fork();
+		if (p == 0)
+			raise(SIGKILL);
+		return p;
+	};
+	auto r = zbatch::run_workload(f.cfg);
+	ASSERT_FALSE(r);
+	EXPECT_NE(r.error().message.find("a process died while writing its memory; process 0 was "
+					 "ended by signal 9"), std::string::npos)
+		<< r.error().message;
+	f.expect_restored();
+}
+
 // SIGTERM (or Ctrl-C) mid-run ends it as a failure: everything put back,
 // the caller's handler back in place.
 TEST(Workload, InterruptedRunPutsBack)

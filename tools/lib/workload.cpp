@@ -343,6 +343,8 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 	procs.go[0] = -1;
 	auto next_progress = std::chrono::steady_clock::now();
 	auto &pids = procs.pids;
+	bool killed = false;		/* the run killed them: no signal is news */
+	unsigned int signalled = 0;
 	for (size_t i = 0; i < pids.size(); i++) {
 		int st = 0;
 		for (;;) {
@@ -360,6 +362,7 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 				for (pid_t p : pids)
 					if (p > 0)	/* -1: reaped (kill(-1) is everyone) */
 						kill(p, SIGKILL);
+				killed = true;
 				waitpid(pids[i], &st, 0);
 				failure = interrupted ? "interrupted" :
 					  fmt::format("timed out after {} s", cfg.timeout_s);
@@ -380,6 +383,11 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 			failure = fmt::format("process {} failed (status {:#x}{})", i, st,
 					      WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL ?
 					      ", killed: out of memory?" : "");
+		else if (!failure.empty() && !killed && WIFSIGNALED(st) && !signalled++)
+			// why the first failure happened: the first process a
+			// signal ended (not after the run killed them itself)
+			failure += fmt::format("; process {} was ended by signal {}", i,
+					       WTERMSIG(st));
 		double mb = cfg.bytes_per_proc / 1024.0;
 		res.write_kbps += wus ? mb / (wus / 1e6) / cfg.procs : 0;
 		res.read_kbps += rus ? mb * cfg.passes / (rus / 1e6) / cfg.procs : 0;
@@ -408,6 +416,12 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg)
 		auto ms1 = parse_kv(tree.read(cg + "/memory.stat").value_or(""));
 		for (const char *k : {"zswap", "zswapped", "zswpout", "zswpin", "pswpout", "pswpin"})
 			res.memstat_delta[k] = ms1[k] - ms0[k];
+	}
+	if (!failure.empty() && !cg.empty()) {
+		// a kill by the cgroup's memory limit says so here
+		auto ev = parse_kv(tree.read(cg + "/memory.events").value_or(""));
+		failure += fmt::format(" (cgroup {}: oom {}, oom_kill {})", cg, ev["oom"],
+				       ev["oom_kill"]);
 	}
 	if (!failure.empty())
 		return fail(interrupted ? EINTR : EIO, "workload: " + failure);
