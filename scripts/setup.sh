@@ -62,9 +62,20 @@ source_matches() {
 }
 
 mapfile -t need < <(missing_pkgs)
-if abi=$(installed_abi) && [ ${#need[@]} -eq 0 ] && source_matches "$abi"; then
-	say "all packages present, target kernel $abi"
-	exit 0
+if abi=$(installed_abi) && [ ${#need[@]} -eq 0 ]; then
+	if source_matches "$abi"; then
+		say "all packages present, target kernel $abi"
+		exit 0
+	fi
+	# only make check-debug needs the source at the image's version: say
+	# so, and get it only where we can (root, and apt offers it)
+	want=$(dpkg-query -W -f='${Version}' "linux-image-$abi" 2>/dev/null || true)
+	have=$(source_version)
+	if [ "$(id -u)" -ne 0 ] || ! apt-cache show "linux-source-6.12=$want" >/dev/null 2>&1; then
+		say "warning: linux-source-6.12 is ${have:-not installed}, the target kernel is $want: make check-debug cannot build its kernel (as root, when apt offers $want: scripts/setup.sh)" >&2
+		say "all packages present, target kernel $abi"
+		exit 0
+	fi
 fi
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -17,7 +17,7 @@ ZBATCH = None
 
 STATS = ("compress_calls 10\ndecompress_calls 5\ncompress_bytes_in 40960\n"
          "compress_bytes_out 9000\ncompletions 12\nerr_nospc 3\nhandoffs 7\n"
-         "sw_fallbacks 2\nsome_new_counter 4\n")
+         "sw_fallbacks 2\nsome_new_counter 4\ndevice_errors 6\n")
 
 
 def put(root, path, text):
@@ -29,6 +29,7 @@ def put(root, path, text):
 
 def fake_tree(root, module=True):
     if module:
+        put(root, "/sys/module/zbatch/refcnt", "0\n")
         d = "/sys/kernel/debug/zbatch"
         put(root, d + "/stats", STATS)
         put(root, d + "/dev0/stats", "compress_calls 6\nerr_badmsg 1\n")
@@ -76,14 +77,16 @@ class Prometheus(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             fams, s = samples(r.stdout)
             self.assertEqual(s[("zbatch_module_loaded", ())], 1)
+            self.assertEqual(s[("zbatch_stats_readable", ())], 1)
             self.assertEqual(s[("zbatch_requests_total", (("op", "compress"),))], 10)
             self.assertEqual(s[("zbatch_request_bytes_total",
                                 (("direction", "out"), ("op", "compress")))], 9000)
             self.assertEqual(s[("zbatch_errors_total", (("kind", "nospc"),))], 3)
             self.assertEqual(s[("zbatch_handoffs_total", ())], 7)
             self.assertEqual(s[("zbatch_some_new_counter_total", ())], 4)
-            self.assertEqual(s[("zbatch_device_errors_total",
+            self.assertEqual(s[("zbatch_dev_errors_total",
                                 (("device", "0"), ("kind", "badmsg")))], 1)
+            self.assertEqual(s[("zbatch_device_errors_total", ())], 6)
             self.assertEqual(s[("zbatch_wq_requests_total",
                                 (("device", "0"), ("op", "compress"), ("wq", "1")))], 4)
             # the histogram: cumulative, +Inf = count, sum = 1*5 + 16*3
@@ -110,8 +113,12 @@ class Prometheus(unittest.TestCase):
             self.assertEqual(s[("zbatch_swapdev_partial_reads_total", dev)], 9)
             self.assertEqual(s[("zbatch_swapdev_batches_total",
                                 (("device", "zbatchswap0"), ("op", "read"), ("requests", "4")))], 20)
-            # conventions: a counter's samples end in _total, every family has help
+            # conventions: a counter's samples end in _total, every family has help,
+            # one meaning per family (its samples share their label names)
             for fam in fams.values():
+                names = {tuple(sorted(k for k in x.labels if k not in ("le", "quantile")))
+                         for x in fam.samples}
+                self.assertEqual(len(names), 1, f"{fam.name}: label sets {names}")
                 self.assertTrue(fam.documentation, fam.name)
                 if fam.type == "counter":
                     self.assertTrue(all(x.name.endswith("_total") or x.name.endswith("_created")
@@ -133,6 +140,7 @@ class Prometheus(unittest.TestCase):
                 fams, s = samples(f.read())
             self.assertEqual(s[("zbatch_module_loaded", ())], 1)
             self.assertEqual(os.listdir(out), ["zbatch.prom"])  # no temporary left
+            self.assertEqual(os.stat(path).st_mode & 0o777, 0o644)  # node_exporter reads it
 
     def test_output_into_a_missing_directory_names_it(self):
         with tempfile.TemporaryDirectory() as root:
@@ -147,8 +155,22 @@ class Prometheus(unittest.TestCase):
             r = run(root)
             self.assertEqual(r.returncode, 0, r.stderr)
             fams, s = samples(r.stdout)
-            self.assertEqual(s, {("zbatch_module_loaded", ()): 0})
+            self.assertEqual(s, {("zbatch_module_loaded", ()): 0,
+                                 ("zbatch_stats_readable", ()): 0})
             self.assertIn("missing", r.stderr)
+
+    def test_loaded_but_not_readable_says_which(self):
+        # debugfs needs root: the module is loaded, its devices are listed
+        with tempfile.TemporaryDirectory() as root:
+            fake_tree(root)
+            import shutil
+            shutil.rmtree(os.path.join(root, "sys/kernel/debug"))
+            r = run(root)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            fams, s = samples(r.stdout)
+            self.assertEqual(s[("zbatch_module_loaded", ())], 1)
+            self.assertEqual(s[("zbatch_stats_readable", ())], 0)
+            self.assertEqual(s[("zbatch_swapdev_units", (("device", "zbatchswap0"),))], 100)
 
     def test_output_needs_prometheus(self):
         with tempfile.TemporaryDirectory() as root:

@@ -116,11 +116,20 @@ public:
 	std::vector<std::string> calls;		// "format DEV BYTES", "enable DEV PRIO d", ...
 	zbatch::Result<void> format_result, enable_result, disable_result;
 	std::function<void()> after_disable;	// e.g. the device leaves /proc/swaps
-	zbatch::Result<void> format(const std::string &dev, uint64_t bytes) override
+	std::map<std::string, std::string> uuids;	// device -> its swap header's UUID
+	zbatch::Result<std::string> format(const std::string &dev, uint64_t bytes) override
 	{
 		calls.push_back("format " + dev + " " + std::to_string(bytes));
-		return format_result;
+		if (!format_result)
+			return std::unexpected(format_result.error());
+		uuids[dev] = "uuid-" + std::to_string(++formatted);
+		return uuids[dev];
 	}
+	zbatch::Result<std::string> uuid(const std::string &dev) override
+	{
+		return uuids.count(dev) ? uuids[dev] : "";
+	}
+	unsigned int formatted = 0;
 	zbatch::Result<void> enable(const std::string &dev, int prio, bool discard) override
 	{
 		calls.push_back("enable " + dev + " " + std::to_string(prio) + (discard ? " discard" : ""));
@@ -191,7 +200,11 @@ struct ForwardDevice : zbatch::BatchDevice {
 
 struct ForwardSwap : zbatch::SwapControl {
 	explicit ForwardSwap(FakeSwap &s) : s(s) {}
-	zbatch::Result<void> format(const std::string &d, uint64_t b) override { return s.format(d, b); }
+	zbatch::Result<std::string> format(const std::string &d, uint64_t b) override
+	{
+		return s.format(d, b);
+	}
+	zbatch::Result<std::string> uuid(const std::string &d) override { return s.uuid(d); }
 	zbatch::Result<void> enable(const std::string &d, int p, bool x) override
 	{
 		return s.enable(d, p, x);

@@ -745,7 +745,7 @@ TEST(CmdDev, SetupCreatesEachDeviceAndTeardownRemovesIt)
 	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/mem_limit"), "858992640");
 	ASSERT_EQ(s.swap.calls.size(), 2u);
 	EXPECT_TRUE(s.swap.calls[1].ends_with(" 50")) << s.swap.calls[1];
-	EXPECT_EQ(s.read("/run/zbatch/swap.state"), "main 3");
+	EXPECT_EQ(s.read("/run/zbatch/swap.state"), "main 3 uuid-1");
 	// set up again while it is swapped on: left alone
 	s.tree.put("/proc/swaps", "Filename Type Size Used Priority\n"
 				  "/dev/zbatchswap3 partition 1024 0 50\n");
@@ -787,7 +787,7 @@ TEST(CmdDev, SetupAndTeardownFailuresNameTheDeviceAndKeepTheState)
 	r = run_dev_teardown(s.ctx);
 	ASSERT_FALSE(r);
 	EXPECT_TRUE(contains(r.error().message, "[main] /dev/zbatchswap3: swapoff")) << r.error().message;
-	EXPECT_EQ(s.read("/run/zbatch/swap.state"), "main 3") << "forgot a device still there";
+	EXPECT_EQ(s.read("/run/zbatch/swap.state"), "main 3 uuid-1") << "forgot a device still there";
 	// a bad file: named, nothing done
 	s.tree.put("/etc/zbatch/swap.conf", "[main]\nsize = lots\n");
 	r = run_dev_setup(s.ctx, {"/etc/zbatch/swap.conf", false});
@@ -798,4 +798,69 @@ TEST(CmdDev, SetupAndTeardownFailuresNameTheDeviceAndKeepTheState)
 	ASSERT_FALSE(r);
 	EXPECT_TRUE(r.error().message.starts_with("/etc/zbatch/none.conf: cannot read"))
 		<< r.error().message;
+}
+
+// Device numbers are reused: a device setup made, destroyed by hand and
+// its number taken by another, is not torn down (its swap header's UUID
+// differs); dev destroy forgets what it destroys.
+TEST(CmdDev, TeardownLeavesADeviceThatIsNoLongerOurs)
+{
+	FakeSystem s;
+	device_three(s);
+	s.tree.put("/etc/zbatch/swap.conf", "[main]\nsize = 1G\n");
+	ASSERT_EQ(exit_of(run_dev_setup(s.ctx, {"/etc/zbatch/swap.conf", false})), 0);
+	auto node = (s.tree.root() / "dev/zbatchswap3").string();
+	s.swap.uuids[node] = "someone-else";
+	s.swap.calls.clear();
+	ASSERT_EQ(exit_of(run_dev_teardown(s.ctx)), 0);
+	EXPECT_TRUE(s.swap.calls.empty());
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/swapdev/hot_remove"), "") << "destroyed another's device";
+	EXPECT_TRUE(contains(s.con.out, "no longer the device setup made")) << s.con.out;
+	EXPECT_EQ(s.read("/run/zbatch/swap.state"), "");
+	// setup again: a new device, the other left as it is
+	ASSERT_EQ(exit_of(run_dev_setup(s.ctx, {"/etc/zbatch/swap.conf", false})), 0);
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/swapdev/hot_remove"), "");
+	EXPECT_EQ(s.read("/run/zbatch/swap.state"), "main 3 uuid-2");
+	ASSERT_EQ(exit_of(run_dev_destroy(s.ctx, 3)), 0);
+	EXPECT_EQ(s.read("/run/zbatch/swap.state"), "") << "dev destroy kept it";
+}
+
+// At shutdown systemd swaps the device off too (its .swap unit): swapoff's
+// EINVAL is not a failure, teardown waits for the device to leave.
+TEST(CmdDev, TeardownToleratesAConcurrentSwapoff)
+{
+	FakeSystem s;
+	device_three(s);
+	s.tree.put("/etc/zbatch/swap.conf", "[main]\nsize = 1G\n");
+	ASSERT_EQ(exit_of(run_dev_setup(s.ctx, {"/etc/zbatch/swap.conf", false})), 0);
+	s.tree.put("/proc/swaps", "Filename Type Size Used Priority\n"
+				  "/dev/zbatchswap3 partition 1024 0 100\n");
+	s.swap.disable_result = zbatch::fail(EINVAL, "swapoff: Invalid argument");
+	s.ctx.sleep = [&s](std::chrono::seconds) {	// the other swapoff ends
+		s.tree.put("/proc/swaps", "Filename Type Size Used Priority\n");
+	};
+	ASSERT_EQ(exit_of(run_dev_teardown(s.ctx)), 0);
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/swapdev/hot_remove"), "3");
+	EXPECT_EQ(s.read("/run/zbatch/swap.state"), "");
+}
+
+TEST(CmdDev, SetupChecksSizesAndPrintsOnlyJsonWithJson)
+{
+	FakeSystem s;
+	device_three(s);
+	s.tree.put("/etc/zbatch/swap.conf", "[main]\ncodec = lz4\nsize = 2T\n");
+	auto r = run_dev_setup(s.ctx, {"/etc/zbatch/swap.conf", true});
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "/etc/zbatch/swap.conf:3: key 'size': 2199023255552 bytes: a "
+				     "device takes 40k to 1T");
+	s.tree.put("/etc/zbatch/swap.conf", "[main]\nsize = 10%\n");
+	s.ctx.json = true;
+	ASSERT_EQ(exit_of(run_dev_setup(s.ctx, {"/etc/zbatch/swap.conf", false})), 0);
+	auto j = parse_json(s.con.out);
+	ASSERT_TRUE(j.is_array()) << s.con.out;
+	EXPECT_EQ(j[0]["device"], "/dev/zbatchswap3");
+	s.tree.put("/proc/swaps", "Filename Type Size Used Priority\n");
+	s.con.out.clear();
+	ASSERT_EQ(exit_of(run_dev_teardown(s.ctx)), 0);
+	EXPECT_EQ(parse_json(s.con.out)[0]["section"], "main") << s.con.out;
 }

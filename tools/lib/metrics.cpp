@@ -227,7 +227,7 @@ void add_stats(Exposition &x, const Stats &s)
 		Labels l = {{"device", scope.substr(3, slash == std::string::npos ?
 								std::string::npos : slash - 3)}};
 		if (slash == std::string::npos) {
-			add_counters(x, "zbatch_device_", "to a device", c, l);
+			add_counters(x, "zbatch_dev_", "to a device", c, l);
 		} else {
 			l.emplace_back("wq", scope.substr(slash + 3));
 			add_counters(x, "zbatch_wq_", "to a work queue", c, l);
@@ -272,12 +272,14 @@ void add_stats(Exposition &x, const Stats &s)
 
 } // namespace
 
-std::string prometheus_text(const Stats *stats, const std::vector<SwapdevInfo> &devs)
+std::string prometheus_text(bool loaded, const Stats *stats,
+			    const std::vector<SwapdevInfo> &devs)
 {
 	Exposition x;
-	x.add("zbatch_module_loaded", "gauge",
-	      "1 when the zbatch module is loaded and its statistics readable.", {},
-	      stats ? 1 : 0);
+	x.add("zbatch_module_loaded", "gauge", "1 when the zbatch module is loaded.", {},
+	      loaded ? 1 : 0);
+	x.add("zbatch_stats_readable", "gauge",
+	      "1 when zbatch's statistics (debugfs, root) could be read.", {}, stats ? 1 : 0);
 	if (stats)
 		add_stats(x, *stats);
 	for (const auto &d : devs)

@@ -57,6 +57,8 @@ const std::map<std::string, std::string> not_yet = {
 	{"recompression-algorithm", "recompression"},
 	{"algorithm-params", "codec parameters"},
 	{"level", "codec parameters"},
+	{"fs-type", "a file system on the device (mkfs it by hand)"},
+	{"mount-point", "a file system on the device (mkfs it by hand)"},
 };
 
 } // namespace
@@ -121,6 +123,8 @@ Result<std::vector<SwapConfDevice>> parse_swap_conf(const std::string &file,
 			if (!s)
 				return err(fmt::format("key '{}': {}", key, s.error().message));
 			(key == "size" ? d.size : d.mem_limit) = *s;
+			if (key == "size")
+				d.size_line = n;
 		} else if (key == "codec") {
 			if (std::ranges::find(codec_names(), v) == codec_names().end())
 				return err(fmt::format("key 'codec': '{}' is not one of {}", v,

@@ -30,6 +30,17 @@ Result<std::vector<uint8_t>> swap_header(uint64_t bytes, size_t page, const uint
 	return h;
 }
 
+std::string swap_header_uuid(const std::vector<uint8_t> &h)
+{
+	if (h.size() < 4096 || memcmp(&h[h.size() - 10], "SWAPSPACE2", 10))
+		return "";
+	std::string u;
+	for (int i = 0; i < 16; i++)
+		u += fmt::format("{}{:02x}", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "",
+				 h[1036 + i]);
+	return u;
+}
+
 namespace {
 
 // A random (version 4) UUID; getrandom(2) without waiting for the entropy
@@ -50,7 +61,7 @@ void random_uuid(uint8_t (&u)[16])
 
 class RealSwap final : public SwapControl {
 public:
-	Result<void> format(const std::string &dev, uint64_t bytes) override
+	Result<std::string> format(const std::string &dev, uint64_t bytes) override
 	{
 		uint8_t uuid[16];
 		random_uuid(uuid);
@@ -72,7 +83,22 @@ public:
 						   strerror(e)));
 		}
 		close(fd);
-		return {};
+		return swap_header_uuid(*h);
+	}
+	Result<std::string> uuid(const std::string &dev) override
+	{
+		long page = sysconf(_SC_PAGESIZE);
+		std::vector<uint8_t> h(page > 0 ? static_cast<size_t>(page) : 4096);
+		int fd = open(dev.c_str(), O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return fail(errno, fmt::format("{}: {}", dev, strerror(errno)));
+		ssize_t n = pread(fd, h.data(), h.size(), 0);
+		int e = errno;
+		close(fd);
+		if (n != static_cast<ssize_t>(h.size()))
+			return fail(n < 0 ? e : EIO, fmt::format("{}: cannot read its first page",
+								 dev));
+		return swap_header_uuid(h);
 	}
 	Result<void> enable(const std::string &dev, int priority, bool discard) override
 	{

@@ -22,13 +22,16 @@ namespace zbatch::cli {
 namespace {
 
 // Formats device @id as swap and enables it; on failure the device is
-// destroyed again (nothing is left half set up).
-Result<void> swap_on(Context &ctx, int id, uint64_t size, int priority, bool discard)
+// destroyed again (nothing is left half set up). Return: the swap UUID.
+Result<std::string> swap_on(Context &ctx, int id, uint64_t size, int priority, bool discard)
 {
 	auto node = ctx.tree.resolve(swapdev_node(id)).string();
 	auto sw = ctx.swap();
-	auto r = sw->format(node, size);
-	if (r)
+	auto uuid = sw->format(node, size);
+	Result<void> r;
+	if (!uuid)
+		r = std::unexpected(uuid.error());
+	else
 		r = sw->enable(node, priority, discard);
 	if (!r) {
 		if (auto d = swapdev_destroy(ctx.tree, id); !d)
@@ -37,7 +40,76 @@ Result<void> swap_on(Context &ctx, int id, uint64_t size, int priority, bool dis
 					    d.error().message);
 		return std::unexpected(r.error());
 	}
-	return {};
+	return *uuid;
+}
+
+// What zbatch dev setup made: a device, and the UUID of the swap header
+// it wrote (device numbers are reused: the UUID says it is still ours).
+struct Made {
+	int id = -1;
+	std::string uuid;
+};
+using State = std::map<std::string, Made>;	// section -> device
+
+State read_state(const SysfsTree &t)
+{
+	State m;
+	std::istringstream in(t.read(kSwapState).value_or(""));
+	std::string line;
+	while (std::getline(in, line)) {
+		std::istringstream l(line);
+		std::string name;
+		Made d;
+		if (l >> name >> d.id >> d.uuid)
+			m[name] = d;
+	}
+	return m;
+}
+
+Result<void> write_state(const SysfsTree &t, const State &m)
+{
+	auto path = t.resolve(kSwapState);
+	std::error_code ec;
+	std::filesystem::create_directories(path.parent_path(), ec);
+	if (ec)
+		return fail(ec.value(), fmt::format("{}: {}", path.parent_path().string(),
+						    ec.message()));
+	std::string text;
+	for (const auto &[name, d] : m)
+		text += fmt::format("{} {} {}\n", name, d.id, d.uuid);
+	return write_file_atomic(path.string(), text);
+}
+
+bool swapped_on(const SysfsTree &t, int id)
+{
+	auto devs = swapdev_list(t);
+	if (!devs)
+		return false;
+	for (const auto &d : *devs)
+		if (d.id == id)
+			return !d.swap_use.empty();
+	return false;
+}
+
+// Device @d exists and still carries the swap header setup wrote.
+bool ours(Context &ctx, const Made &d)
+{
+	if (!ctx.tree.exists(kSysBlockDir + "/" + swapdev_name(d.id)))
+		return false;
+	auto u = ctx.swap()->uuid(ctx.tree.resolve(swapdev_node(d.id)).string());
+	return u && *u == d.uuid;
+}
+
+// A size from the file, within what a device takes.
+Result<void> check_size(const SwapConfDevice &d, const std::string &file, uint64_t bytes,
+			uint64_t ram)
+{
+	if (bytes >= 10 * 4096 && bytes <= (1ULL << 40))
+		return {};
+	return fail(EINVAL, fmt::format("{}:{}: key 'size': {} bytes{}: a device takes 40k to 1T",
+					file, d.size_line, bytes, d.size.percent ?
+					fmt::format(" ({}% of {} bytes of RAM)", d.size.percent, ram) :
+					""));
 }
 
 } // namespace
@@ -70,47 +142,6 @@ Result<int> run_dev_create(Context &ctx, const DevOptions &o)
 	return kExitOk;
 }
 
-namespace {
-
-// What zbatch dev setup created, from kSwapState: section -> device.
-std::map<std::string, int> read_state(const SysfsTree &t)
-{
-	std::map<std::string, int> m;
-	std::istringstream in(t.read(kSwapState).value_or(""));
-	std::string name;
-	int id;
-	while (in >> name >> id)
-		m[name] = id;
-	return m;
-}
-
-Result<void> write_state(const SysfsTree &t, const std::map<std::string, int> &m)
-{
-	auto path = t.resolve(kSwapState);
-	std::error_code ec;
-	std::filesystem::create_directories(path.parent_path(), ec);
-	if (ec)
-		return fail(ec.value(), fmt::format("{}: {}", path.parent_path().string(),
-						    ec.message()));
-	std::string text;
-	for (const auto &[name, id] : m)
-		text += fmt::format("{} {}\n", name, id);
-	return write_file_atomic(path.string(), text);
-}
-
-bool swapped_on(const SysfsTree &t, int id)
-{
-	auto devs = swapdev_list(t);
-	if (!devs)
-		return false;
-	for (const auto &d : *devs)
-		if (d.id == id)
-			return !d.swap_use.empty();
-	return false;
-}
-
-} // namespace
-
 Result<int> run_dev_setup(Context &ctx, const SetupOptions &o)
 {
 	auto &con = ctx.con;
@@ -124,8 +155,15 @@ Result<int> run_dev_setup(Context &ctx, const SetupOptions &o)
 	auto ram = ram_bytes(ctx.tree);
 	if (!ram)
 		return std::unexpected(ram.error());
+	for (const auto &d : *devs)
+		if (auto c = check_size(d, o.config, conf_bytes(d.size, *ram), *ram); !c)
+			return std::unexpected(c.error());
+	Json out = Json::array();
 	if (devs->empty()) {
-		con.note("{}: no device configured\n", o.config);
+		if (ctx.json)
+			con.print("{}", json_text(out));
+		else
+			con.note("{}: no device configured\n", o.config);
 		return kExitOk;
 	}
 	if (!o.dry_run && !ctx.is_root())
@@ -137,7 +175,10 @@ Result<int> run_dev_setup(Context &ctx, const SetupOptions &o)
 	}
 	auto state = read_state(ctx.tree);
 	std::vector<std::string> failed;
-	Json out = Json::array();
+	auto note = [&](const std::string &line) {
+		if (!ctx.json)
+			con.note("{}\n", line);
+	};
 	for (const auto &d : *devs) {
 		const uint64_t size = conf_bytes(d.size, *ram);
 		const uint64_t limit = conf_bytes(d.mem_limit, *ram);
@@ -154,47 +195,57 @@ Result<int> run_dev_setup(Context &ctx, const SetupOptions &o)
 				con.print("would set up {}\n", line);
 			continue;
 		}
-		if (auto it = state.find(d.name); it != state.end() && swapped_on(ctx.tree, it->second)) {
-			con.note("[{}] already set up: {}\n", d.name, swapdev_node(it->second));
-			out.push_back({{"section", d.name}, {"device", swapdev_node(it->second)},
-				       {"created", false}});
-			continue;
-		}
-		if (auto it = state.find(d.name); it != state.end() &&
-		    ctx.tree.exists(kSysBlockDir + "/" + swapdev_name(it->second))) {
-			// ours from an earlier setup, swapped off since: made again
-			if (auto r = swapdev_destroy(ctx.tree, it->second); !r) {
+		if (auto it = state.find(d.name); it != state.end()) {
+			const Made m = it->second;
+			if (!ours(ctx, m)) {
+				// gone, or its number reused by another device: not touched
+				state.erase(it);
+			} else if (swapped_on(ctx.tree, m.id)) {
+				note(fmt::format("[{}] already set up: {}", d.name, swapdev_node(m.id)));
+				out.push_back({{"section", d.name}, {"device", swapdev_node(m.id)},
+					       {"created", false}});
+				continue;
+			} else if (auto r = swapdev_destroy(ctx.tree, m.id); !r) {
+				// ours, swapped off since: made again
 				failed.push_back(fmt::format("[{}] (line {}): {}", d.name, d.line,
 							     r.error().message));
 				continue;
+			} else {
+				state.erase(it);
 			}
 		}
 		auto id = swapdev_create(ctx.tree, {size, d.codec, d.unit});
-		Result<void> r;
+		Result<std::string> uuid = std::string();
 		if (!id) {
-			r = std::unexpected(id.error());
+			uuid = std::unexpected(id.error());
 		} else {
+			Result<void> w;
 			if (limit)
-				r = ctx.tree.write(swapdev_dir(*id) + "/mem_limit", std::to_string(limit));
-			if (r)
-				r = swap_on(ctx, *id, size, d.priority, d.discard);
-			else
+				w = ctx.tree.write(swapdev_dir(*id) + "/mem_limit", std::to_string(limit));
+			if (w) {
+				uuid = swap_on(ctx, *id, size, d.priority, d.discard);
+			} else {
+				uuid = std::unexpected(w.error());
 				(void)swapdev_destroy(ctx.tree, *id);
+			}
 		}
-		if (!r) {
+		if (!uuid) {
 			failed.push_back(fmt::format("[{}] (line {}): {}", d.name, d.line,
-						     r.error().message));
+						     uuid.error().message));
 			continue;
 		}
-		state[d.name] = *id;
+		state[d.name] = {*id, *uuid};
 		// after each device: a setup stopped half-way is still torn down
 		if (auto w = write_state(ctx.tree, state); !w)
 			failed.push_back(fmt::format("[{}]: {} (zbatch dev teardown will not know "
 						     "{})", d.name, w.error().message,
 						     swapdev_node(*id)));
-		con.note("{}: {}\n", swapdev_node(*id), line);
+		note(fmt::format("{}: {}", swapdev_node(*id), line));
 		out.push_back({{"section", d.name}, {"device", swapdev_node(*id)}, {"created", true}});
 	}
+	if (!o.dry_run)
+		if (auto w = write_state(ctx.tree, state); !w)
+			failed.push_back(w.error().message);
 	if (ctx.json)
 		con.print("{}", json_text(out));
 	if (!failed.empty()) {
@@ -207,41 +258,81 @@ Result<int> run_dev_setup(Context &ctx, const SetupOptions &o)
 	return kExitOk;
 }
 
+namespace {
+
+// How long teardown waits for a device to leave /proc/swaps (systemd
+// may be swapping it off at the same time: its dev-zbatchswapN.swap
+// unit, at shutdown) or to be closed.
+constexpr int kTeardownWaitS = 30;
+
+// Swaps off and destroys a device setup made, tolerating a swapoff that
+// someone else is doing at the same time.
+Result<void> take_down(Context &ctx, const Made &m)
+{
+	auto node = ctx.tree.resolve(swapdev_node(m.id)).string();
+	if (swapped_on(ctx.tree, m.id)) {
+		auto r = ctx.swap()->disable(node);
+		// EINVAL: not (or no longer) a swap area: another swapoff
+		if (!r && r.error().code != EINVAL)
+			return r;
+	}
+	for (int waited = 0;; waited++) {
+		if (!swapped_on(ctx.tree, m.id)) {
+			auto r = swapdev_destroy(ctx.tree, m.id);
+			if (r || r.error().code != EBUSY || waited >= kTeardownWaitS)
+				return r;
+		} else if (waited >= kTeardownWaitS) {
+			return fail(EBUSY, fmt::format("{} is still swapped on after {} s (another "
+						       "swapoff?)", swapdev_node(m.id), waited));
+		}
+		ctx.sleep(std::chrono::seconds(1));
+	}
+}
+
+} // namespace
+
 Result<int> run_dev_teardown(Context &ctx)
 {
 	auto &con = ctx.con;
 	auto state = read_state(ctx.tree);
+	Json out = Json::array();
+	auto note = [&](const std::string &line) {
+		if (!ctx.json)
+			con.note("{}\n", line);
+	};
 	if (state.empty()) {
-		con.note("nothing to tear down ({} lists no device of zbatch dev setup)\n",
-			 kSwapState);
+		if (ctx.json)
+			con.print("{}", json_text(out));
+		else
+			note(fmt::format("nothing to tear down ({} lists no device of zbatch dev "
+					 "setup)", kSwapState));
 		return kExitOk;
 	}
 	if (!ctx.is_root())
 		return skip(EPERM, "zbatch dev teardown needs root");
 	std::vector<std::string> failed;
 	for (auto it = state.begin(); it != state.end();) {
-		const auto &[name, id] = *it;
-		Result<void> r;
-		if (!ctx.tree.exists(kSysBlockDir + "/" + swapdev_name(id))) {
-			con.note("[{}] {} is gone already\n", name, swapdev_node(id));
+		const auto &[name, m] = *it;
+		if (!ours(ctx, m)) {
+			note(fmt::format("[{}] {} is gone, or no longer the device setup made: left "
+					 "alone", name, swapdev_node(m.id)));
 			it = state.erase(it);
 			continue;
 		}
-		if (swapped_on(ctx.tree, id))
-			r = ctx.swap()->disable(ctx.tree.resolve(swapdev_node(id)).string());
-		if (r)
-			r = swapdev_destroy(ctx.tree, id);
-		if (!r) {
-			failed.push_back(fmt::format("[{}] {}: {}", name, swapdev_node(id),
+		if (auto r = take_down(ctx, m); !r) {
+			failed.push_back(fmt::format("[{}] {}: {}", name, swapdev_node(m.id),
 						     r.error().message));
 			++it;
 			continue;
 		}
-		con.note("[{}] {} torn down\n", name, swapdev_node(id));
+		note(fmt::format("[{}] {} torn down", name, swapdev_node(m.id)));
+		out.push_back({{"section", name}, {"device", swapdev_node(m.id)}});
 		it = state.erase(it);
 	}
 	if (auto w = write_state(ctx.tree, state); !w)
 		failed.push_back(w.error().message);
+	if (ctx.json)
+		con.print("{}", json_text(out));
 	if (!failed.empty()) {
 		std::string all;
 		for (const auto &f : failed)
@@ -306,6 +397,11 @@ Result<int> run_dev_destroy(Context &ctx, int id)
 {
 	if (auto r = swapdev_destroy(ctx.tree, id); !r)
 		return std::unexpected(r.error());
+	// a device zbatch dev setup made: forgotten (its number may be reused)
+	auto state = read_state(ctx.tree);
+	if (std::erase_if(state, [id](const auto &e) { return e.second.id == id; }))
+		if (auto w = write_state(ctx.tree, state); !w)
+			ctx.con.warning("{}\n", w.error().message);
 	if (ctx.json)
 		ctx.con.print("{}", json_text({{"destroyed", swapdev_name(id)}}));
 	else

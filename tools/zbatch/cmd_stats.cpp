@@ -67,25 +67,26 @@ void print_swapdevs(Console &con, const SysfsTree &tree)
 }
 
 // One exposition, or one each --watch seconds: to stdout, or replacing
-// --output whole each time. Without the module (or its statistics) it
-// still writes zbatch_module_loaded 0, so that a collector's file never
-// goes stale.
+// --output whole each time. Whatever cannot be read, the file is written
+// (zbatch_module_loaded, zbatch_stats_readable say what), so that a
+// collector's file never goes stale; a read error is still the command's.
 Result<int> run_prometheus(Context &ctx, const StatsOptions &o)
 {
 	for (unsigned int n = 1;; n++) {
+		const bool loaded = ctx.tree.exists("/sys/module/zbatch");
 		auto s = read_stats(ctx.tree);
-		if (!s && s.error().exit != kExitSkipped)
-			return std::unexpected(s.error());
 		if (!s)
-			ctx.con.warning("{}: zbatch_module_loaded 0\n", s.error().message);
+			ctx.con.warning("{}: zbatch_stats_readable 0\n", s.error().message);
 		auto devs = swapdev_list(ctx.tree);
-		auto text = prometheus_text(s ? &*s : nullptr,
+		auto text = prometheus_text(loaded, s ? &*s : nullptr,
 					    devs ? *devs : std::vector<SwapdevInfo>{});
 		if (o.output.empty()) {
 			ctx.con.print("{}", text);
 		} else if (auto w = write_file_atomic(o.output, text); !w) {
 			return std::unexpected(w.error());
 		}
+		if (!s && s.error().exit != kExitSkipped)
+			return std::unexpected(s.error());
 		if (!o.watch || (o.count && n >= o.count))
 			return kExitOk;
 		ctx.con.flush();

@@ -14,8 +14,9 @@
 
 namespace zbatch {
 
-// The module's statistics (nullptr: not loaded, or debugfs unreadable:
-// only zbatch_module_loaded 0 is written) and its swap devices.
-std::string prometheus_text(const Stats *stats, const std::vector<SwapdevInfo> &devs);
+// Whether the module is @loaded, its statistics (nullptr: unreadable,
+// zbatch_stats_readable 0) and its swap devices.
+std::string prometheus_text(bool loaded, const Stats *stats,
+			    const std::vector<SwapdevInfo> &devs);
 
 } // namespace zbatch

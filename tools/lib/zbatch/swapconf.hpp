@@ -38,6 +38,7 @@ struct SwapConfDevice {
 	std::string name;	// the section: [swap0]
 	unsigned int line = 0;	// where the section starts
 	ConfSize size;
+	unsigned int size_line = 0;
 	std::string codec = "lz4";
 	std::string unit = "4k";
 	int priority = 100;	// -1: the kernel's default (below every other)

@@ -17,7 +17,10 @@ public:
 	virtual ~SwapControl() = default;
 	// A swap signature (mkswap's, version 1) over the first page of @dev,
 	// a device of @bytes; refused while @dev is in use (O_EXCL).
-	virtual Result<void> format(const std::string &dev, uint64_t bytes) = 0;
+	// Return: the UUID written (what identifies the area later).
+	virtual Result<std::string> format(const std::string &dev, uint64_t bytes) = 0;
+	// The UUID of @dev's swap header; "" when it has none.
+	virtual Result<std::string> uuid(const std::string &dev) = 0;
 	// swapon(2) with @priority (-1: the kernel's default) and discard.
 	virtual Result<void> enable(const std::string &dev, int priority, bool discard) = 0;
 	// swapoff(2): brings the device's pages back into memory first.
@@ -31,5 +34,7 @@ std::unique_ptr<SwapControl> make_swap_control();
 // @uuid, no label, "SWAPSPACE2" at its end). Fails under 10 pages.
 Result<std::vector<uint8_t>> swap_header(uint64_t bytes, size_t page_size,
 					 const uint8_t (&uuid)[16]);
+// The UUID of a swap header (its first page), "" without the signature.
+std::string swap_header_uuid(const std::vector<uint8_t> &page);
 
 } // namespace zbatch
