@@ -424,9 +424,57 @@ static int io_store(struct zb_swapdev *z, struct zb_io *io, struct zb_put *puts,
 }
 
 /*
+ * units_pay()'s estimate: the share of recent unit reads that took part
+ * of a unit, in 1/65536, a moving average giving each read a weight of
+ * 1/2^ZB_ADAPT_SHIFT: from all whole to over 1 in 8 takes about 9 partial
+ * reads in a row, back under 1 in 8 from all partial about 130 whole ones.
+ */
+#define ZB_ADAPT_ONE	65536
+#define ZB_ADAPT_SHIFT	6
+/* ... fewer reads than this say nothing yet */
+#define ZB_ADAPT_MIN	32
+/* While units do not pay, 1 in this many is written as a unit anyway. */
+#define ZB_ADAPT_EXPLORE	16
+
+/*
+ * Whether a whole unit written now is stored as a unit. Reading part of
+ * a unit (a 4 KiB swap-in, a split folio) decompresses all its pages for
+ * the few it wants; swap slots carry nothing from one swap-out to the
+ * next, so the device judges from how its recent units were read, not
+ * unit by unit: with unit_adapt on, units are written while reads that
+ * took part of a unit are under 1 in 2 * unit_pages of its recent unit
+ * reads (the decompression they waste then stays under half a page per
+ * read on average), or while it has seen fewer than ZB_ADAPT_MIN;
+ * otherwise the pages are stored one by one (units_declined), but for 1
+ * unit in ZB_ADAPT_EXPLORE, whose reads tell when whole reads are back.
+ */
+static bool units_pay(struct zb_swapdev *z)
+{
+	if (!READ_ONCE(z->unit_adapt) || atomic_read(&z->adapt_seen) < ZB_ADAPT_MIN ||
+	    READ_ONCE(z->adapt_share) * 2 * z->unit_pages <= ZB_ADAPT_ONE)
+		return true;
+	return !(atomic_inc_return(&z->adapt_explore) % ZB_ADAPT_EXPLORE);
+}
+
+/*
+ * A read of a stored unit that took it @whole or in part, for units_pay().
+ * Unlocked: a racing update is lost, which only delays the average.
+ */
+static void adapt_count(struct zb_swapdev *z, bool whole)
+{
+	int old = READ_ONCE(z->adapt_share);
+
+	zb_stat_add(z, whole ? ZBS_UNIT_READS_WHOLE : ZBS_UNIT_READS_PART, 1);
+	WRITE_ONCE(z->adapt_share,
+		   old + (((whole ? 0 : ZB_ADAPT_ONE) - old) >> ZB_ADAPT_SHIFT));
+	if (atomic_read(&z->adapt_seen) < ZB_ADAPT_MIN)
+		atomic_inc(&z->adapt_seen);
+}
+
+/*
  * Put up to a window of @pages pages from @src (for slot @index on) in
- * @io's batch: units where a whole unit is written, same-filled pages
- * stored now. Return: the pages taken.
+ * @io's batch: units where a whole unit is written (and units pay),
+ * same-filled pages stored now. Return: the pages taken.
  */
 static unsigned int io_fill(struct zb_swapdev *z, struct zb_io *io, unsigned long index,
 			    const u8 *src, unsigned int pages)
@@ -439,8 +487,12 @@ static unsigned int io_fill(struct zb_swapdev *z, struct zb_io *io, unsigned lon
 		unsigned long word;
 
 		if (z->unit_pages > 1 && !(index % z->unit_pages) &&
-		    pages - taken >= z->unit_pages)
-			np = z->unit_pages;
+		    pages - taken >= z->unit_pages) {
+			if (units_pay(z))
+				np = z->unit_pages;
+			else
+				zb_stat_add(z, ZBS_UNITS_DECLINED, 1);
+		}
 		if (io->used + np * PAGE_SIZE > ZB_WIN)
 			break;
 		if (np == 1 && zb_page_same_filled(src, &word)) {
@@ -667,6 +719,8 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 		ret = -EAGAIN;
 		goto out;
 	}
+	if (u)	/* once per region: past the -EAGAIN above */
+		adapt_count(z, !off && n == u->nr_pages);
 	for (i = 0; i < n; i++) {
 		u8 *cbuf = io->out + io->used;
 
@@ -1087,6 +1141,23 @@ static ssize_t codec_store(struct device *d, struct device_attribute *a,
 	return c < 0 ? c : len;
 }
 
+static ssize_t unit_adapt_show(struct device *d, struct device_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(dev_z(d)->unit_adapt));
+}
+
+static ssize_t unit_adapt_store(struct device *d, struct device_attribute *a,
+				const char *buf, size_t len)
+{
+	bool on;
+	int ret = kstrtobool(buf, &on);
+
+	if (ret)
+		return ret;
+	WRITE_ONCE(dev_z(d)->unit_adapt, on);
+	return len;
+}
+
 static ssize_t mem_limit_show(struct device *d, struct device_attribute *a, char *buf)
 {
 	return sysfs_emit(buf, "%llu\n",
@@ -1152,13 +1223,16 @@ static ssize_t unit_stat_show(struct device *d, struct device_attribute *a, char
 			  "partial_read_bytes %llu\npartial_writes %llu\nlimit_refused %llu\n"
 			  "miss_free %llu\ncomp_errors %llu\ndecomp_redone %llu\n"
 			  "write_stalls %llu\nstream_waits %llu\ndirect_reads %llu\n"
-			  "direct_bios %llu\n",
+			  "direct_bios %llu\nunit_reads_whole %llu\nunit_reads_part %llu\n"
+			  "units_declined %llu\n",
 			  st(z, ZBS_UNITS), st(z, ZBS_UNIT_FALLBACKS), st(z, ZBS_PARTIAL_READS),
 			  st(z, ZBS_PARTIAL_READ_BYTES), st(z, ZBS_PARTIAL_WRITES),
 			  st(z, ZBS_LIMIT_REFUSED), st(z, ZBS_MISS_FREE),
 			  st(z, ZBS_COMP_ERRORS), st(z, ZBS_DECOMP_REDONE),
 			  st(z, ZBS_WRITE_STALLS), st(z, ZBS_STREAM_WAITS),
-			  st(z, ZBS_DIRECT_READS), st(z, ZBS_DIRECT_BIOS));
+			  st(z, ZBS_DIRECT_READS), st(z, ZBS_DIRECT_BIOS),
+			  st(z, ZBS_UNIT_READS_WHOLE), st(z, ZBS_UNIT_READS_PART),
+			  st(z, ZBS_UNITS_DECLINED));
 }
 
 /* Requests per batch of device I/O: "size writes reads", sizes with any. */
@@ -1183,6 +1257,7 @@ static DEVICE_ATTR_RW(disksize);
 static DEVICE_ATTR_RW(unit);
 static DEVICE_ATTR_RW(codec);
 static DEVICE_ATTR_RW(mem_limit);
+static DEVICE_ATTR_RW(unit_adapt);
 static DEVICE_ATTR_RO(mm_stat);
 static DEVICE_ATTR_RO(io_stat);
 static DEVICE_ATTR_RO(unit_stat);
@@ -1190,8 +1265,8 @@ static DEVICE_ATTR_RO(batch_stat);
 
 static struct attribute *zb_attrs[] = {
 	&dev_attr_disksize.attr, &dev_attr_unit.attr, &dev_attr_codec.attr,
-	&dev_attr_mem_limit.attr, &dev_attr_mm_stat.attr, &dev_attr_io_stat.attr,
-	&dev_attr_unit_stat.attr, &dev_attr_batch_stat.attr, NULL,
+	&dev_attr_mem_limit.attr, &dev_attr_unit_adapt.attr, &dev_attr_mm_stat.attr,
+	&dev_attr_io_stat.attr, &dev_attr_unit_stat.attr, &dev_attr_batch_stat.attr, NULL,
 };
 
 static const struct attribute_group zb_group = {
@@ -1233,6 +1308,7 @@ static int zb_add(void)
 	z->id = id;
 	z->codec = ZBATCH_CODEC_LZ4;
 	z->unit_pages = 1;
+	z->unit_adapt = true;
 	init_rwsem(&z->init_lock);
 	z->disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
 	if (IS_ERR(z->disk)) {

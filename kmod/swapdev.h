@@ -76,6 +76,9 @@ enum zb_dev_stat {
 	ZBS_STREAM_WAITS,	/* I/O that waited for its CPU's stream */
 	ZBS_DIRECT_READS,	/* objects decompressed straight from zsmalloc */
 	ZBS_DIRECT_BIOS,	/* reads of several pages whose batch stayed inline */
+	ZBS_UNIT_READS_WHOLE,	/* reads of a stored unit that took it whole */
+	ZBS_UNIT_READS_PART,	/* ... and in part */
+	ZBS_UNITS_DECLINED,	/* whole units written as pages (units_pay()) */
 	ZBS_NR,
 };
 
@@ -108,6 +111,16 @@ struct zb_swapdev {
 	struct zb_stream __percpu *streams;
 	struct hlist_node cpuhp;
 	bool claim;			/* being destroyed: refuse opens */
+	/*
+	 * Units only while they pay (units_pay()): the share of recent unit
+	 * reads that took part of a unit (a moving average, updated without
+	 * a lock: a lost update only delays it), how many reads were seen
+	 * (up to the few it needs), and a count of declined units for the
+	 * 1 in ZB_ADAPT_EXPLORE still written. unit_adapt: sysfs, any time.
+	 */
+	bool unit_adapt;
+	int adapt_share;
+	atomic_t adapt_seen, adapt_explore;
 	atomic64_t stats[ZBS_NR];
 	/* requests per batch of device I/O, write and read */
 	atomic64_t batch_hist[2][ZBATCH_MAX_BATCH + 1];

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "vm_util.hpp"
+#include "zbatch/workload.hpp"
 
 using namespace vmtest;
 
@@ -165,6 +166,16 @@ TEST_P(ModelBlock, EveryReadReturnsTheLastWrite)
 	auto t = c.dev == "zram" ? Target::zram_dev("8M") : Target::zbatch(c.dev, c.codec, "8M");
 	check("blockdev --device " + t.path + " --pages 2048 --unit-pages " +
 	      unit_pages(c.dev == "zram" ? "16k" : c.dev) + no_sector(t) + ops(600));
+	if (!t.zram && c.dev != "4k") {
+		// which storage the checker met: units, and whole units written
+		// as pages while reads took units in part (unit_adapt)
+		auto us = zbatch::parse_kv(sysfs_read("/sys/block/zbatchswap" + std::to_string(t.id) +
+						      "/zbatch/unit_stat"));
+		std::cout << "unit reads whole " << us["unit_reads_whole"] << ", in part "
+			  << us["unit_reads_part"] << "; units declined " << us["units_declined"]
+			  << "\n";
+		RecordProperty("units_declined", std::to_string(us["units_declined"]));
+	}
 }
 
 INSTANTIATE_TEST_SUITE_P(Model, ModelBlock, ::testing::ValuesIn(block_cases()), case_name);

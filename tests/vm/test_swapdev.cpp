@@ -143,7 +143,11 @@ TEST_P(SwapdevUnit, MthpSwapIsBatchedAndIntact)
 			<< ") nor straight from zsmalloc (" << us(after, "direct_bios") << ")";
 	}
 	if (unit != "4k") {
-		EXPECT_GT(us(mid, "units"), 100) << "no " << unit << " units stored";
+		EXPECT_GT(us(mid, "units"), 100)
+			<< "no " << unit << " units stored (units_declined "
+			<< us(mid, "units_declined") << ", unit reads whole "
+			<< us(mid, "unit_reads_whole") << ", in part "
+			<< us(mid, "unit_reads_part") << ")";
 	}
 	EXPECT_EQ(after.failed_reads, 0u);
 	EXPECT_EQ(after.failed_writes, 0u);
@@ -178,6 +182,65 @@ TEST(Swapdev, PartialSwapInOfUnitsIsIntact)
 	EXPECT_GT(r->touch_s, 0.0);
 	EXPECT_GT(us(after, "partial_reads"), 1000) << "swap-in did not read parts of units";
 	EXPECT_EQ(after.failed_reads, 0u);
+}
+
+// Units only while they pay: a 16k device whose pages come back 4 KiB at a
+// time (a partial swap-in decompresses a whole unit for each page) stores
+// pages, not units, at its next swap-out (units_declined; 1 unit in 16
+// still written), and units again once large folios came back whole for
+// a while; with unit_adapt off it keeps units.
+// Every byte of every round checked.
+TEST(Swapdev, UnitsGiveWayToPagesWhileReadsTakeThemInPart)
+{
+	auto d = create("256M", kCodec, "16k");
+	ASSERT_GE(d.id, 0);
+	const std::string adapt = "/sys/block/zbatchswap" + std::to_string(d.id) + "/zbatch/unit_adapt";
+	EXPECT_EQ(sysfs_read(adapt), "1") << "on by default";
+	swapon(d);
+	// one swap-out and back: what was stored while swapped out
+	auto round = [&](bool partial) {
+		auto cfg = pageout(16, zbatch::Pattern::Real, "64kB");
+		cfg.passes = 1;
+		cfg.swapin_4k = partial;
+		cfg.touch_every = partial ? 16 : 0;
+		zbatch::SwapdevInfo mid;
+		cfg.between = [&]() -> zbatch::Result<void> {
+			mid = info(d);
+			return {};
+		};
+		auto r = zbatch::run_workload(cfg);
+		if (!r)
+			ADD_FAILURE() << r.error().message;
+		else
+			EXPECT_EQ(r->bad_bytes, 0u);
+		return mid;
+	};
+	ASSERT_EQ(sysfs_write(adapt, "0"), 0);
+	round(true);
+	auto fixed = round(true);
+	EXPECT_GT(us(fixed, "units"), 100) << "unit_adapt 0 must keep units";
+	EXPECT_EQ(us(fixed, "units_declined"), 0);
+	EXPECT_GT(us(fixed, "unit_reads_part"), 1000) << "partial reads not counted";
+	ASSERT_EQ(sysfs_write(adapt, "1"), 0);
+	auto declined = round(true);
+	EXPECT_GT(us(declined, "units_declined"), 100) << "units kept while read in part";
+	EXPECT_LT(us(declined, "units"), us(fixed, "units") / 4);
+	// about 130 whole reads of the 1 unit in 16 still written turn units
+	// on again: two rounds of this size give about 230
+	round(false);
+	round(false);
+	auto back = round(false);
+	printf("units stored: adapt off %ld, adapt on after partial reads %ld (declined %ld), "
+	       "after whole reads %ld; unit reads whole %ld, part %ld\n",
+	       (long)us(fixed, "units"), (long)us(declined, "units"),
+	       (long)us(declined, "units_declined"), (long)us(back, "units"),
+	       (long)us(back, "unit_reads_whole"), (long)us(back, "unit_reads_part"));
+	EXPECT_GT(us(back, "units"), 100) << "units not back once folios came back whole";
+	EXPECT_GT(us(back, "unit_reads_whole"), 130) << "whole reads of units not counted";
+	swapoff(d);
+	auto after = info(d);
+	destroy(d);
+	EXPECT_EQ(after.failed_reads + after.failed_writes, 0u);
 }
 
 // Base pages only: every bio is one page; 16K units then store pages alone.
