@@ -46,18 +46,8 @@ public:
 	void add(const std::string &name, const std::string &type, const std::string &help,
 		 const Labels &labels, const std::string &value)
 	{
-		auto [it, fresh] = index_.try_emplace(name, families_.size());
-		if (fresh)
-			families_.push_back({name, type, help, {}});
-		std::string line = name;
-		if (!labels.empty()) {
-			line += '{';
-			for (size_t i = 0; i < labels.size(); i++)
-				line += fmt::format("{}{}=\"{}\"", i ? "," : "", labels[i].first,
-						    escape(labels[i].second));
-			line += '}';
-		}
-		families_[it->second].samples.push_back(line + " " + value);
+		declare(name, type, help);
+		sample(name, "", labels, value);
 	}
 	void add(const std::string &name, const std::string &type, const std::string &help,
 		 const Labels &labels, uint64_t value)
@@ -70,7 +60,7 @@ public:
 	{
 		auto it = index_.find(family);
 		if (it == index_.end())
-			return;
+			return;	/* not declared: a bug of this file, never a sample */
 		std::string line = family + suffix;
 		if (!labels.empty()) {
 			line += '{';

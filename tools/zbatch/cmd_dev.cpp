@@ -112,6 +112,21 @@ Result<void> check_size(const SwapConfDevice &d, const std::string &file, uint64
 					""));
 }
 
+// The JSON document of a setup or teardown, then its failures, one a line
+// under @what, as the command's error.
+Result<int> finish(Context &ctx, const Json &out, const std::vector<std::string> &failed,
+		   const std::string &what)
+{
+	if (ctx.json)
+		ctx.con.print("{}", json_text(out));
+	if (failed.empty())
+		return kExitOk;
+	std::string all;
+	for (const auto &f : failed)
+		all += "\n  " + f;
+	return fail(EIO, what + ":" + all);
+}
+
 } // namespace
 
 Result<int> run_dev_create(Context &ctx, const DevOptions &o)
@@ -246,16 +261,8 @@ Result<int> run_dev_setup(Context &ctx, const SetupOptions &o)
 	if (!o.dry_run)
 		if (auto w = write_state(ctx.tree, state); !w)
 			failed.push_back(w.error().message);
-	if (ctx.json)
-		con.print("{}", json_text(out));
-	if (!failed.empty()) {
-		std::string all;
-		for (const auto &f : failed)
-			all += "\n  " + f;
-		return fail(EIO, fmt::format("{}: {} of {} devices not set up:{}", o.config,
-					     failed.size(), devs->size(), all));
-	}
-	return kExitOk;
+	return finish(ctx, out, failed, fmt::format("{}: {} of {} devices not set up", o.config,
+						     failed.size(), devs->size()));
 }
 
 namespace {
@@ -331,16 +338,8 @@ Result<int> run_dev_teardown(Context &ctx)
 	}
 	if (auto w = write_state(ctx.tree, state); !w)
 		failed.push_back(w.error().message);
-	if (ctx.json)
-		con.print("{}", json_text(out));
-	if (!failed.empty()) {
-		std::string all;
-		for (const auto &f : failed)
-			all += "\n  " + f;
-		return fail(EIO, fmt::format("{} devices not torn down (still in {}):{}",
-					     failed.size(), kSwapState, all));
-	}
-	return kExitOk;
+	return finish(ctx, out, failed, fmt::format("{} devices not torn down (still in {})",
+						     failed.size(), kSwapState));
 }
 
 namespace {
