@@ -97,6 +97,7 @@ struct zb_io {
 	unsigned int used;	/* bytes of out */
 	unsigned int sused;	/* bytes of scratch */
 	unsigned int codec;
+	unsigned int explore;	/* units this stream declined (units_pay()) */
 	struct zbatch_ctx ctx;	/* prepared for codec */
 	u8 *out;		/* compressed data in or out, ZB_OUT */
 	u8 *scratch;		/* units read in part, ZB_WIN */
@@ -448,12 +449,30 @@ static int io_store(struct zb_swapdev *z, struct zb_io *io, struct zb_put *puts,
  * otherwise the pages are stored one by one (units_declined), but for 1
  * unit in ZB_ADAPT_EXPLORE, whose reads tell when whole reads are back.
  */
-static bool units_pay(struct zb_swapdev *z)
+static bool units_pay_now(const struct zb_swapdev *z)
 {
-	if (!READ_ONCE(z->unit_adapt) || atomic_read(&z->adapt_seen) < ZB_ADAPT_MIN ||
-	    READ_ONCE(z->adapt_share) * 2 * z->unit_pages <= ZB_ADAPT_ONE)
+	return !READ_ONCE(z->unit_adapt) || atomic_read(&z->adapt_seen) < ZB_ADAPT_MIN ||
+	       READ_ONCE(z->adapt_share) * 2 * z->unit_pages <= ZB_ADAPT_ONE;
+}
+
+/*
+ * units_pay_now(), or the unit @io explores (1 in ZB_ADAPT_EXPLORE of the
+ * units a stream declines: its own counter, under its lock). A write that
+ * stalled and is retried keeps what it chose the first time: the
+ * reserves (@rvs) of a unit-sized region say a unit or a page at @index.
+ */
+static bool units_pay(const struct zb_swapdev *z, struct zb_io *io, unsigned long index,
+		      const struct zb_reserve *rvs, unsigned int nr_rv)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_rv; i++)
+		if (rvs[i].clen && rvs[i].index == index)
+			return rvs[i].pages > 1;
+	if (units_pay_now(z) || !(++io->explore % ZB_ADAPT_EXPLORE))
 		return true;
-	return !(atomic_inc_return(&z->adapt_explore) % ZB_ADAPT_EXPLORE);
+	zb_stat_add((struct zb_swapdev *)z, ZBS_UNITS_DECLINED, 1);
+	return false;
 }
 
 /*
@@ -463,10 +482,12 @@ static bool units_pay(struct zb_swapdev *z)
 static void adapt_count(struct zb_swapdev *z, bool whole)
 {
 	int old = READ_ONCE(z->adapt_share);
+	int new = whole ? old - (old >> ZB_ADAPT_SHIFT) :
+			  old + ((ZB_ADAPT_ONE - old) >> ZB_ADAPT_SHIFT);
 
 	zb_stat_add(z, whole ? ZBS_UNIT_READS_WHOLE : ZBS_UNIT_READS_PART, 1);
-	WRITE_ONCE(z->adapt_share,
-		   old + (((whole ? 0 : ZB_ADAPT_ONE) - old) >> ZB_ADAPT_SHIFT));
+	if (new != old)
+		WRITE_ONCE(z->adapt_share, new);
 	if (atomic_read(&z->adapt_seen) < ZB_ADAPT_MIN)
 		atomic_inc(&z->adapt_seen);
 }
@@ -477,7 +498,8 @@ static void adapt_count(struct zb_swapdev *z, bool whole)
  * same-filled pages stored now. Return: the pages taken.
  */
 static unsigned int io_fill(struct zb_swapdev *z, struct zb_io *io, unsigned long index,
-			    const u8 *src, unsigned int pages)
+			    const u8 *src, unsigned int pages, const struct zb_reserve *rvs,
+			    unsigned int nr_rv)
 {
 	unsigned int taken = 0;
 
@@ -488,10 +510,11 @@ static unsigned int io_fill(struct zb_swapdev *z, struct zb_io *io, unsigned lon
 
 		if (z->unit_pages > 1 && !(index % z->unit_pages) &&
 		    pages - taken >= z->unit_pages) {
-			if (units_pay(z))
+			/* the next window decides for a unit this one has no room for */
+			if (io->used + z->unit_pages * PAGE_SIZE > ZB_WIN)
+				break;
+			if (units_pay(z, io, index, rvs, nr_rv))
 				np = z->unit_pages;
-			else
-				zb_stat_add(z, ZBS_UNITS_DECLINED, 1);
 		}
 		if (io->used + np * PAGE_SIZE > ZB_WIN)
 			break;
@@ -575,7 +598,7 @@ static int zb_write(struct zb_swapdev *z, unsigned long index, const u8 *src,
 		struct zb_stream *stm;
 		struct zb_io *io = io_get(z, &stm);
 
-		done = io_fill(z, io, index, src, pages);
+		done = io_fill(z, io, index, src, pages, rvs, nr_rv);
 		ret = io->n ? io_store(z, io, puts, &nr, &first, rvs, nr_rv) : 0;
 		io_put(stm);
 		if (ret == -EAGAIN) {
@@ -962,7 +985,8 @@ static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 		/* one request per unit (or page): would its batch leave here? */
 		r.direct = pages > 1 &&
 			   !zbatch_would_offload(r.io->codec, ZBATCH_OP_DECOMPRESS,
-						 DIV_ROUND_UP(pages, z->unit_pages),
+						 units_pay_now(z) ?
+						 DIV_ROUND_UP(pages, z->unit_pages) : pages,
 						 (u64)pages * PAGE_SIZE);
 		if (r.direct)
 			zb_stat_add(z, ZBS_DIRECT_BIOS, 1);
@@ -1036,7 +1060,18 @@ static int zb_open(struct gendisk *disk, blk_mode_t mode)
 {
 	struct zb_swapdev *z = disk->private_data;
 
-	return z->claim ? -EBUSY : 0;
+	if (z->claim)
+		return -EBUSY;
+	/*
+	 * A new exclusive writer (swapon, mkfs) starts units_pay() afresh:
+	 * swapoff reads every page back a page at a time, which says
+	 * nothing about how the next user reads.
+	 */
+	if ((mode & BLK_OPEN_EXCL) && (mode & BLK_OPEN_WRITE) && !disk_openers(disk)) {
+		WRITE_ONCE(z->adapt_share, 0);
+		atomic_set(&z->adapt_seen, 0);
+	}
+	return 0;
 }
 
 static const struct block_device_operations zb_fops = {

@@ -115,12 +115,12 @@ struct zb_swapdev {
 	 * Units only while they pay (units_pay()): the share of recent unit
 	 * reads that took part of a unit (a moving average, updated without
 	 * a lock: a lost update only delays it), how many reads were seen
-	 * (up to the few it needs), and a count of declined units for the
-	 * 1 in ZB_ADAPT_EXPLORE still written. unit_adapt: sysfs, any time.
+	 * (up to the few it needs; both start afresh at swapon). unit_adapt:
+	 * sysfs, any time.
 	 */
 	bool unit_adapt;
 	int adapt_share;
-	atomic_t adapt_seen, adapt_explore;
+	atomic_t adapt_seen;
 	atomic64_t stats[ZBS_NR];
 	/* requests per batch of device I/O, write and read */
 	atomic64_t batch_hist[2][ZBATCH_MAX_BATCH + 1];
