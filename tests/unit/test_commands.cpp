@@ -731,11 +731,12 @@ TEST(CmdDev, SetupCreatesEachDeviceAndTeardownRemovesIt)
 	device_three(s);
 	s.modules.mods.clear();		// not loaded: setup loads it
 	s.tree.put("/etc/zbatch/swap.conf", "[main]\nsize = 25%\ncodec = zstd\nunit = 16k\n"
-					    "priority = 50\nmem-limit = 10%\n");
+					    "priority = 50\nmem-limit = 10%\nunit-adapt = no\n");
+	s.tree.put("/sys/block/zbatchswap3/zbatch/unit_adapt", "1\n");
 	SetupOptions o{"/etc/zbatch/swap.conf", true};
 	ASSERT_EQ(exit_of(run_dev_setup(s.ctx, o)), 0);
 	EXPECT_TRUE(contains(s.con.out, "would set up [main] 2147483648 bytes, zstd, 16k units, "
-				       "priority 50, mem_limit 858992640")) << s.con.out;
+				       "priority 50, mem_limit 858992640, unit_adapt 0")) << s.con.out;
 	EXPECT_TRUE(s.swap.calls.empty()) << "a dry run formatted something";
 	EXPECT_TRUE(s.modules.loads.empty()) << "a dry run loaded the module";
 	o.dry_run = false;
@@ -743,6 +744,7 @@ TEST(CmdDev, SetupCreatesEachDeviceAndTeardownRemovesIt)
 	ASSERT_EQ(s.modules.loads.size(), 1u);
 	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/disksize"), "2147483648");
 	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/mem_limit"), "858992640");
+	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/unit_adapt"), "0");
 	ASSERT_EQ(s.swap.calls.size(), 2u);
 	EXPECT_TRUE(s.swap.calls[1].ends_with(" 50")) << s.swap.calls[1];
 	EXPECT_EQ(s.read("/run/zbatch/swap.state"), "main 3 uuid-1");

@@ -18,7 +18,8 @@ TEST(SwapConf, ReadsEverySetting)
 {
 	auto d = parse_swap_conf("f", "# devices\n\n[swap0]\nsize = 25%   # of RAM\n"
 				       "codec = zstd\nunit = 16k\npriority = 5\n"
-				       "mem-limit = 1G\ndiscard = yes\n[big_1]\nsize=2G\n");
+				       "mem-limit = 1G\ndiscard = yes\nunit-adapt = no\n"
+				       "[big_1]\nsize=2G\n");
 	ASSERT_TRUE(d) << d.error().message;
 	ASSERT_EQ(d->size(), 2u);
 	const auto &a = (*d)[0];
@@ -30,12 +31,14 @@ TEST(SwapConf, ReadsEverySetting)
 	EXPECT_EQ(a.priority, 5);
 	EXPECT_EQ(a.mem_limit.bytes, 1ULL << 30);
 	EXPECT_TRUE(a.discard);
+	EXPECT_FALSE(a.unit_adapt);
 	const auto &b = (*d)[1];
 	EXPECT_EQ(b.size.bytes, 2ULL << 30);
 	EXPECT_EQ(b.codec, "lz4");	// the defaults
 	EXPECT_EQ(b.unit, "4k");
 	EXPECT_EQ(b.priority, 100);
 	EXPECT_FALSE(b.discard);
+	EXPECT_TRUE(b.unit_adapt);
 	EXPECT_EQ(zbatch::conf_bytes(a.size, 8ULL << 30), 2ULL << 30);
 	EXPECT_EQ(zbatch::conf_bytes({0, 33}, 1000000) % 4096, 0u) << "whole pages";
 	EXPECT_TRUE(parse_swap_conf("f", "")->empty());
@@ -47,7 +50,7 @@ TEST(SwapConf, ErrorsNameFileLineAndKey)
 	const std::pair<const char *, const char *> cases[] = {
 		{"size = 1G\n", "swap.conf:1: key 'size' before any [device] section"},
 		{"[a]\nsize = 1G\ncolour = red\n", "swap.conf:3: key 'colour': unknown (one of size, "
-						    "codec, unit, priority, mem-limit, discard)"},
+						    "codec, unit, priority, mem-limit, discard, unit-adapt)"},
 		{"[a]\nsize = 1G\nsize = 2G\n", "swap.conf:3: key 'size': set twice in [a]"},
 		{"[a]\nsize = 1x\n", "swap.conf:2: key 'size': '1x': a size (4G, 512M) or a share of "
 				     "the RAM (25%)"},

@@ -47,7 +47,7 @@ Result<ConfSize> parse_size(const std::string &v, bool zero_ok)
 }
 
 const std::vector<std::string> keys = {"size", "codec", "unit", "priority", "mem-limit",
-				       "discard"};
+				       "discard", "unit-adapt"};
 
 // Keys zram users set that zbatch does not offer yet: named, not ignored.
 const std::map<std::string, std::string> not_yet = {
@@ -142,10 +142,10 @@ Result<std::vector<SwapConfDevice>> parse_swap_conf(const std::string &file,
 				return err(fmt::format("key 'priority': '{}' is not -1 (the kernel's "
 						       "default) or 0 to 32767", v));
 			d.priority = *p;
-		} else if (key == "discard") {
+		} else if (key == "discard" || key == "unit-adapt") {
 			if (v != "yes" && v != "no")
-				return err(fmt::format("key 'discard': '{}' is not yes or no", v));
-			d.discard = v == "yes";
+				return err(fmt::format("key '{}': '{}' is not yes or no", key, v));
+			(key == "discard" ? d.discard : d.unit_adapt) = v == "yes";
 		}
 	}
 	for (const auto &d : devs)

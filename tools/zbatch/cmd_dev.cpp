@@ -197,10 +197,11 @@ Result<int> run_dev_setup(Context &ctx, const SetupOptions &o)
 	for (const auto &d : *devs) {
 		const uint64_t size = conf_bytes(d.size, *ram);
 		const uint64_t limit = conf_bytes(d.mem_limit, *ram);
-		auto line = fmt::format("[{}] {} bytes, {}, {} units, priority {}{}{}", d.name, size,
-					d.codec, d.unit, d.priority,
+		auto line = fmt::format("[{}] {} bytes, {}, {} units, priority {}{}{}{}", d.name,
+					size, d.codec, d.unit, d.priority,
 					limit ? fmt::format(", mem_limit {}", limit) : "",
-					d.discard ? ", discard" : "");
+					d.discard ? ", discard" : "",
+					d.unit_adapt ? "" : ", unit_adapt 0");
 		if (o.dry_run) {
 			if (ctx.json)
 				out.push_back({{"section", d.name}, {"size", size}, {"codec", d.codec},
@@ -237,6 +238,8 @@ Result<int> run_dev_setup(Context &ctx, const SetupOptions &o)
 			Result<void> w;
 			if (limit)
 				w = ctx.tree.write(swapdev_dir(*id) + "/mem_limit", std::to_string(limit));
+			if (w && !d.unit_adapt)
+				w = ctx.tree.write(swapdev_dir(*id) + "/unit_adapt", "0");
 			if (w) {
 				uuid = swap_on(ctx, *id, size, d.priority, d.discard);
 			} else {

@@ -11,6 +11,7 @@
 //   priority = 100
 //   mem-limit = 10%     # of the RAM, or bytes; 0: none
 //   discard = no
+//   unit-adapt = yes    # units only while reads take them whole
 //
 // Every error names the file, the line and the key.
 #pragma once
@@ -44,6 +45,7 @@ struct SwapConfDevice {
 	int priority = 100;	// -1: the kernel's default (below every other)
 	ConfSize mem_limit;	// 0: no limit
 	bool discard = false;
+	bool unit_adapt = true;	// unit-adapt: units only while they pay
 };
 
 // @text, the contents of @file (named in the errors).
