@@ -49,8 +49,9 @@ installed_abi() {
 	return 1
 }
 
+# (empty when not installed: never a failure under set -e)
 source_version() {
-	dpkg-query -W -f='${Status} ${Version}\n' linux-source-6.12 2>/dev/null |
+	{ dpkg-query -W -f='${Status} ${Version}\n' linux-source-6.12 2>/dev/null || true; } |
 		sed -n 's/^install ok installed //p'
 }
 

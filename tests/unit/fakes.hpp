@@ -125,8 +125,11 @@ public:
 		uuids[dev] = "uuid-" + std::to_string(++formatted);
 		return uuids[dev];
 	}
+	zbatch::Result<void> uuid_error;	// uuid() fails with it when set
 	zbatch::Result<std::string> uuid(const std::string &dev) override
 	{
+		if (!uuid_error)
+			return std::unexpected(uuid_error.error());
 		return uuids.count(dev) ? uuids[dev] : "";
 	}
 	unsigned int formatted = 0;

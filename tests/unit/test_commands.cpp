@@ -866,3 +866,24 @@ TEST(CmdDev, SetupChecksSizesAndPrintsOnlyJsonWithJson)
 	ASSERT_EQ(exit_of(run_dev_teardown(s.ctx)), 0);
 	EXPECT_EQ(parse_json(s.con.out)[0]["section"], "main") << s.con.out;
 }
+
+// A state file of an older zbatch ("NAME ID", no UUID): its devices are
+// still torn down; a swap header that cannot be read keeps the entry.
+TEST(CmdDev, TeardownKeepsWhatItCannotCheck)
+{
+	FakeSystem s;
+	device_three(s);
+	s.tree.put("/run/zbatch/swap.state", "main 3\n");
+	s.tree.put("/sys/block/zbatchswap3/zbatch/disksize", "1048576\n");
+	ASSERT_EQ(exit_of(run_dev_teardown(s.ctx)), 0);
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/swapdev/hot_remove"), "3");
+	EXPECT_EQ(s.read("/run/zbatch/swap.state"), "");
+	s.tree.put("/sys/kernel/zbatch/swapdev/hot_remove", "");
+	s.tree.put("/run/zbatch/swap.state", "main 3 uuid-9\n");
+	s.swap.uuid_error = zbatch::fail(EIO, "/dev/zbatchswap3: cannot read its first page");
+	auto r = run_dev_teardown(s.ctx);
+	ASSERT_FALSE(r);
+	EXPECT_TRUE(contains(r.error().message, "cannot read its first page")) << r.error().message;
+	EXPECT_EQ(s.read("/run/zbatch/swap.state"), "main 3 uuid-9");
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/swapdev/hot_remove"), "");
+}

@@ -60,8 +60,11 @@ State read_state(const SysfsTree &t)
 		std::istringstream l(line);
 		std::string name;
 		Made d;
-		if (l >> name >> d.id >> d.uuid)
+		// "NAME ID UUID"; "NAME ID" from an older zbatch: no UUID to check
+		if (l >> name >> d.id) {
+			l >> d.uuid;
 			m[name] = d;
+		}
 	}
 	return m;
 }
@@ -91,13 +94,19 @@ bool swapped_on(const SysfsTree &t, int id)
 	return false;
 }
 
-// Device @d exists and still carries the swap header setup wrote.
-bool ours(Context &ctx, const Made &d)
+// Device @d exists and still carries the swap header setup wrote (an
+// entry of an older zbatch, without a UUID: that it exists). A header
+// that cannot be read is an error, not a "no": the entry is kept.
+Result<bool> ours(Context &ctx, const Made &d)
 {
 	if (!ctx.tree.exists(kSysBlockDir + "/" + swapdev_name(d.id)))
 		return false;
+	if (d.uuid.empty())
+		return true;
 	auto u = ctx.swap()->uuid(ctx.tree.resolve(swapdev_node(d.id)).string());
-	return u && *u == d.uuid;
+	if (!u)
+		return std::unexpected(u.error());
+	return *u == d.uuid;
 }
 
 // A size from the file, within what a device takes.
@@ -213,7 +222,13 @@ Result<int> run_dev_setup(Context &ctx, const SetupOptions &o)
 		}
 		if (auto it = state.find(d.name); it != state.end()) {
 			const Made m = it->second;
-			if (!ours(ctx, m)) {
+			auto mine = ours(ctx, m);
+			if (!mine) {
+				failed.push_back(fmt::format("[{}] (line {}): {}", d.name, d.line,
+							     mine.error().message));
+				continue;
+			}
+			if (!*mine) {
 				// gone, or its number reused by another device: not touched
 				state.erase(it);
 			} else if (swapped_on(ctx.tree, m.id)) {
@@ -270,10 +285,11 @@ Result<int> run_dev_setup(Context &ctx, const SetupOptions &o)
 
 namespace {
 
-// How long teardown waits for a device to leave /proc/swaps (systemd
-// may be swapping it off at the same time: its dev-zbatchswapN.swap
-// unit, at shutdown) or to be closed.
-constexpr int kTeardownWaitS = 30;
+// How long teardown waits for a device another swapoff is emptying
+// (systemd's dev-zbatchswapN.swap unit at shutdown: minutes on a full
+// device; under the unit's TimeoutStopSec), then for it to be closed.
+constexpr int kSwapoffWaitS = 14 * 60;
+constexpr int kCloseWaitS = 30;
 
 // Swaps off and destroys a device setup made, tolerating a swapoff that
 // someone else is doing at the same time.
@@ -286,15 +302,16 @@ Result<void> take_down(Context &ctx, const Made &m)
 		if (!r && r.error().code != EINVAL)
 			return r;
 	}
-	for (int waited = 0;; waited++) {
-		if (!swapped_on(ctx.tree, m.id)) {
-			auto r = swapdev_destroy(ctx.tree, m.id);
-			if (r || r.error().code != EBUSY || waited >= kTeardownWaitS)
-				return r;
-		} else if (waited >= kTeardownWaitS) {
+	for (int waited = 0; swapped_on(ctx.tree, m.id); waited++) {
+		if (waited >= kSwapoffWaitS)
 			return fail(EBUSY, fmt::format("{} is still swapped on after {} s (another "
 						       "swapoff?)", swapdev_node(m.id), waited));
-		}
+		ctx.sleep(std::chrono::seconds(1));
+	}
+	for (int waited = 0;; waited++) {
+		auto r = swapdev_destroy(ctx.tree, m.id);
+		if (r || r.error().code != EBUSY || waited >= kCloseWaitS)
+			return r;
 		ctx.sleep(std::chrono::seconds(1));
 	}
 }
@@ -323,7 +340,14 @@ Result<int> run_dev_teardown(Context &ctx)
 	std::vector<std::string> failed;
 	for (auto it = state.begin(); it != state.end();) {
 		const auto &[name, m] = *it;
-		if (!ours(ctx, m)) {
+		auto mine = ours(ctx, m);
+		if (!mine) {
+			failed.push_back(fmt::format("[{}] {}: {}", name, swapdev_node(m.id),
+						     mine.error().message));
+			++it;
+			continue;
+		}
+		if (!*mine) {
 			note(fmt::format("[{}] {} is gone, or no longer the device setup made: left "
 					 "alone", name, swapdev_node(m.id)));
 			it = state.erase(it);
