@@ -100,7 +100,7 @@ static int zb_run(struct acomp_req *areq, enum zbatch_op op)
 			   !zbatch_device_serves(t->codec))) {
 		if (!may_sleep && (preempt_count() || irqs_disabled()))
 			zbatch_stat_add(&zbatch_gstats, ZST_INLINE_ATOMIC, 1);
-		ret = zbatch_run_inline(&t->ctx, &r->req, t->codec);
+		ret = zbatch_run_inline(&t->ctx, &r->req, t->codec, 0);
 	} else {
 		might_sleep();
 		zbatch_batch_init(&r->batch, t->codec, 0);
@@ -116,7 +116,7 @@ static int zb_run(struct acomp_req *areq, enum zbatch_op op)
 		if (ret && op == ZBATCH_OP_DECOMPRESS) {
 			zbatch_stat_add(&zbatch_gstats, ZST_SW_FALLBACKS, 1);
 			zbatch_req_init(&r->req, op, src, areq->slen, dst, dlen);
-			ret = zbatch_run_inline(&t->ctx, &r->req, t->codec);
+			ret = zbatch_run_inline(&t->ctx, &r->req, t->codec, 0);
 		}
 	}
 	if (ret)

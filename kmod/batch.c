@@ -131,6 +131,7 @@ void zbatch_batch_init(struct zbatch_batch *batch, unsigned int codec,
 	batch->codec = codec;
 	batch->flags = flags;
 	batch->ctx = NULL;
+	batch->level = 0;
 }
 EXPORT_SYMBOL_GPL(zbatch_batch_init);
 
@@ -369,6 +370,7 @@ bool zbatch_would_offload(unsigned int codec, enum zbatch_op op,
  * @ctx: execution context with @codec's workspace (zbatch_ctx_prepare())
  * @req: an initialised request, not chained to any batch
  * @codec: enum zbatch_codec, ZBATCH_CODEC_DEFAULT for the sysfs choice
+ * @level: compression level for @codec, 0 for its default
  *
  * The degenerate batch of one whose caller waits anyway (zswap's
  * one-page acomp calls): the same codec run, outcomes, verify option and
@@ -380,7 +382,7 @@ bool zbatch_would_offload(unsigned int codec, enum zbatch_op op,
  * Return: the request's status (also in @req->status).
  */
 int zbatch_run_inline(struct zbatch_ctx *ctx, struct zbatch_req *req,
-		      unsigned int codec)
+		      unsigned int codec, int level)
 {
 	bool sample = zbatch_stats_sample();
 	u64 t0 = sample ? zbatch_clock() : 0;
@@ -394,7 +396,8 @@ int zbatch_run_inline(struct zbatch_ctx *ctx, struct zbatch_req *req,
 	} else {
 		unsigned int n = req->dlen;
 
-		req->status = zbatch_sw_exec(ctx, codec, req->op == ZBATCH_OP_COMPRESS,
+		req->status = zbatch_sw_exec(ctx, codec, level,
+					     req->op == ZBATCH_OP_COMPRESS,
 					     req->src, req->slen, req->dst, &n,
 					     READ_ONCE(zbatch_cfg.verify));
 		req->produced = req->status ? 0 : n;
@@ -405,7 +408,7 @@ int zbatch_run_inline(struct zbatch_ctx *ctx, struct zbatch_req *req,
 		u64 ns = zbatch_ns_since(t0);
 
 		zbatch_stats_latency(req->op, ns);
-		if (!req->status)
+		if (!req->status && zbatch_cost_counts(level, req->op))
 			zbatch_cost_exec(codec, req->op,
 					 req->op == ZBATCH_OP_COMPRESS ? req->slen :
 					 req->produced, ns);
@@ -701,7 +704,8 @@ static void batch_redo(struct zbatch_batch *batch)
 			return;	/* the records keep saying what failed */
 		blame = cr_blames_device(&req->cr);
 		memset(&req->cr, 0, sizeof(req->cr));
-		zbatch_sw_run(ctx, &req->desc, batch->codec, batch->job.verify);
+		zbatch_sw_run(ctx, &req->desc, batch->codec, batch->level,
+			      batch->job.verify);
 		n++;
 		if (req->wq->ops->redone)
 			req->wq->ops->redone(req->wq, 1);
@@ -794,7 +798,7 @@ static int batch_alone(struct zbatch_batch *batch, struct zbatch_req *req)
 	batch->job.nr_slices = 0;	/* nothing for wait/poll to walk */
 	zbatch_stat_add(&zbatch_gstats, ZST_INLINE_BATCHES, 1);
 	/* no context: the slice path's -ENOMEM (ZBATCH_CR_ERR_NOMEM) */
-	req->status = ctx ? zbatch_sw_exec(ctx, batch->codec,
+	req->status = ctx ? zbatch_sw_exec(ctx, batch->codec, batch->level,
 					   req->op == ZBATCH_OP_COMPRESS,
 					   req->src, req->slen, req->dst, &n,
 					   batch->job.verify) : -ENOMEM;
@@ -807,7 +811,7 @@ static int batch_alone(struct zbatch_batch *batch, struct zbatch_req *req)
 		zbatch_stats_hist(mode_hist(batch->mode, true), ns);
 		zbatch_stats_hist(mode_hist(batch->mode, false), ns);
 		zbatch_stats_latency(req->op, ns);
-		if (!req->status)
+		if (!req->status && zbatch_cost_counts(batch->level, req->op))
 			zbatch_cost_exec(batch->codec, req->op,
 					 req->op == ZBATCH_OP_COMPRESS ? req->slen : n, ns);
 	}
@@ -845,6 +849,7 @@ static int submit(struct zbatch_batch *batch, struct zbatch_wq *on)
 	batch->finished = false;
 	batch->submit_ns = sampled ? zbatch_clock() : 0;
 	job->codec = codec;
+	job->level = batch->level;
 	job->verify = READ_ONCE(zbatch_cfg.verify);
 	job->post_ns = 0;
 	job->sampled = sampled;

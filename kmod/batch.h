@@ -9,7 +9,7 @@
 /* zbatch_cr_errno() of a record with @status and @error_code */
 int zbatch_status_errno(u8 status, u8 error_code, bool compress);
 int zbatch_run_inline(struct zbatch_ctx *ctx, struct zbatch_req *req,
-		      unsigned int codec);
+		      unsigned int codec, int level);
 /*
  * Whether a batch of @nr requests of @op on @bytes of uncompressed data,
  * submitted from this CPU now, would run anywhere but here (IAA, or

@@ -46,13 +46,14 @@ static int deflate_wrk_init(void *wrk)
 	return 0;
 }
 
-static int deflate_compress(void *wrk, const void *src, unsigned int slen,
-			    void *dst, unsigned int *dlen)
+static int deflate_compress(void *wrk, int level, const void *src,
+			    unsigned int slen, void *dst, unsigned int *dlen)
 {
 	struct z_stream_s s = { .workspace = wrk };
 	int ret;
 
-	ret = zlib_deflateInit2(&s, ZB_DEFLATE_LEVEL, Z_DEFLATED, -ZB_DEFLATE_WBITS,
+	/* the workspace depends on window and memLevel, not on the level */
+	ret = zlib_deflateInit2(&s, level ?: ZB_DEFLATE_LEVEL, Z_DEFLATED, -ZB_DEFLATE_WBITS,
 				ZB_DEFLATE_MEMLEVEL, Z_DEFAULT_STRATEGY);
 	if (ret != Z_OK)
 		return -EINVAL;
@@ -104,10 +105,12 @@ static int lz4_wrk_init(void *wrk)
 	return 0;
 }
 
-static int lz4_compress(void *wrk, const void *src, unsigned int slen,
-			void *dst, unsigned int *dlen)
+/* @level is lz4's acceleration, as zram's: higher is faster, larger */
+static int lz4_compress(void *wrk, int level, const void *src,
+			unsigned int slen, void *dst, unsigned int *dlen)
 {
-	int n = LZ4_compress_default(src, dst, slen, *dlen, wrk);
+	int n = LZ4_compress_fast(src, dst, slen, *dlen,
+				  level ?: LZ4_ACCELERATION_DEFAULT, wrk);
 
 	if (n <= 0)
 		return -ENOSPC;
@@ -142,6 +145,9 @@ struct zb_zstd {
 	zstd_cctx *cctx;
 	zstd_dctx *dctx;
 	zstd_parameters params[ZB_ZSTD_STEPS];
+	/* another level's parameters, computed on its first use here */
+	int alt_level;
+	zstd_parameters alt[ZB_ZSTD_STEPS];
 	size_t csize;
 	u8 mem[];
 };
@@ -183,12 +189,32 @@ static int zstd_wrk_init(void *wrk)
 	return z->cctx && z->dctx ? 0 : -EINVAL;
 }
 
-static int zstd_compress(void *wrk, const void *src, unsigned int slen,
-			 void *dst, unsigned int *dlen)
+/*
+ * A level whose parameters need more workspace than level 3's at 64 KiB
+ * fails here (zstd's static context refuses to grow), never overruns:
+ * zbatch_codec_level_check() keeps such a level off a device whose unit
+ * would need it.
+ */
+static int zstd_compress(void *wrk, int level, const void *src,
+			 unsigned int slen, void *dst, unsigned int *dlen)
 {
 	struct zb_zstd *z = wrk;
-	size_t n = zstd_compress_cctx(z->cctx, dst, *dlen, src, slen,
-				      &z->params[zb_zstd_step(slen)]);
+	unsigned int step = zb_zstd_step(slen);
+	const zstd_parameters *p = &z->params[step];
+	size_t n;
+
+	if (level && level != ZB_ZSTD_LEVEL) {
+		unsigned int s;
+
+		if (z->alt_level != level) {
+			for (s = 0; s < ZB_ZSTD_STEPS; s++)
+				z->alt[s] = zstd_get_params(level,
+							    1U << (ZB_ZSTD_MIN_SHIFT + s));
+			z->alt_level = level;
+		}
+		p = &z->alt[step];
+	}
+	n = zstd_compress_cctx(z->cctx, dst, *dlen, src, slen, p);
 
 	if (zstd_is_error(n))
 		return zstd_get_error_code(n) == ZSTD_error_dstSize_tooSmall ?
@@ -221,8 +247,8 @@ static int lzo_wrk_init(void *wrk)
 	return 0;
 }
 
-static int lzo_compress(void *wrk, const void *src, unsigned int slen,
-			void *dst, unsigned int *dlen)
+static int lzo_compress(void *wrk, int level, const void *src,
+			unsigned int slen, void *dst, unsigned int *dlen)
 {
 	size_t n = *dlen;
 	int ret = lzo1x_1_compress_safe(src, slen, dst, &n, wrk);
@@ -247,6 +273,48 @@ static int lzo_decompress(void *wrk, const void *src, unsigned int slen,
 		return -EBADMSG;
 	*dlen = n;
 	return 0;
+}
+
+/*
+ * Whether codec @id can compress at @level (0: its default) inputs of up
+ * to @max_len bytes: deflate 1-9; lz4's acceleration 1-65537 (zram's
+ * meaning of an lz4 level); zstd's levels but 0, within the workspace
+ * every context has (level 3's at ZBATCH_MAX_LEN): zstd sizes its tables
+ * for the input, so a high level fits 4 KiB and 16 KiB inputs but not
+ * 64 KiB ones; lzo has none.
+ *
+ * Return: 0, -EINVAL for an unknown codec, -EOPNOTSUPP for a level of a
+ * codec without levels, -ERANGE outside the codec's range, -E2BIG for a
+ * zstd level that needs more workspace at @max_len.
+ */
+int zbatch_codec_level_check(unsigned int id, int level, unsigned int max_len)
+{
+	zstd_parameters p, ref = zb_zstd_params();
+	unsigned int len;
+
+	if (!zbatch_codec(id))
+		return -EINVAL;
+	if (!level)
+		return 0;
+	switch (id) {
+	case ZBATCH_CODEC_DEFLATE:
+		return level >= 1 && level <= 9 ? 0 : -ERANGE;
+	case ZBATCH_CODEC_LZ4:
+		return level >= 1 && level <= 65537 ? 0 : -ERANGE;
+	case ZBATCH_CODEC_ZSTD:
+		if (level < zstd_min_clevel() || level > zstd_max_clevel())
+			return -ERANGE;
+		max_len = clamp_t(unsigned int, max_len, 1U << ZB_ZSTD_MIN_SHIFT,
+				  ZBATCH_MAX_LEN);
+		for (len = 1U << ZB_ZSTD_MIN_SHIFT; len <= max_len; len <<= 1) {
+			p = zstd_get_params(level, len);
+			if (zstd_cctx_workspace_bound(&p.cParams) >
+			    zstd_cctx_workspace_bound(&ref.cParams))
+				return -E2BIG;
+		}
+		return 0;
+	}
+	return -EOPNOTSUPP;
 }
 
 #define ZB_CODEC(id, pfx) \
@@ -478,8 +546,8 @@ static int verify_one(struct zbatch_ctx *ctx, const struct zbatch_codec_ops *c,
  * when verified. Engines and acomp transforms come prepared; a pooled
  * submitter context allocates on first use, NOIO as a swap path may call.
  */
-static u8 sw_exec(struct zbatch_ctx *ctx, unsigned int id, bool compress,
-		  const void *src, unsigned int slen, void *dst,
+static u8 sw_exec(struct zbatch_ctx *ctx, unsigned int id, int level,
+		  bool compress, const void *src, unsigned int slen, void *dst,
 		  unsigned int *n, bool verify, u8 *err, u32 *crc)
 {
 	const struct zbatch_codec_ops *c = zbatch_codec(id);
@@ -503,7 +571,7 @@ static u8 sw_exec(struct zbatch_ctx *ctx, unsigned int id, bool compress,
 		}
 		return IAX_COMP_SUCCESS;
 	}
-	ret = c->compress(wrk, src, slen, dst, n);
+	ret = c->compress(wrk, level, src, slen, dst, n);
 	/* not smaller than the input: the caller stores it raw */
 	if (ret == -ENOSPC || (!ret && *n >= slen)) {
 		*err = ZBATCH_CR_ERR_COMP_OVERFLOW;
@@ -526,7 +594,7 @@ static u8 sw_exec(struct zbatch_ctx *ctx, unsigned int id, bool compress,
  * and write its completion record as an IAA engine would (status last).
  */
 void zbatch_sw_run(struct zbatch_ctx *ctx, const struct iax_hw_desc *d,
-		   unsigned int id, bool verify)
+		   unsigned int id, int level, bool verify)
 {
 	struct iax_completion_record *cr = zbatch_desc_cr(d);
 	unsigned int n = d->max_dst_size;
@@ -536,7 +604,7 @@ void zbatch_sw_run(struct zbatch_ctx *ctx, const struct iax_hw_desc *d,
 	switch (d->opcode) {
 	case IAX_OPCODE_COMPRESS:
 	case IAX_OPCODE_DECOMPRESS:
-		status = sw_exec(ctx, id, d->opcode == IAX_OPCODE_COMPRESS,
+		status = sw_exec(ctx, id, level, d->opcode == IAX_OPCODE_COMPRESS,
 				 (const void *)(uintptr_t)d->src1_addr,
 				 d->src1_size, (void *)(uintptr_t)d->dst_addr,
 				 &n, verify, &err, &crc);
@@ -557,13 +625,14 @@ void zbatch_sw_run(struct zbatch_ctx *ctx, const struct iax_hw_desc *d,
  * on this CPU anyway (zbatch_run_inline()): the errno the record would
  * have given (zbatch_status_errno()); on success *@n is the output size.
  */
-int zbatch_sw_exec(struct zbatch_ctx *ctx, unsigned int id, bool compress,
-		   const void *src, unsigned int slen, void *dst,
-		   unsigned int *n, bool verify)
+int zbatch_sw_exec(struct zbatch_ctx *ctx, unsigned int id, int level,
+		   bool compress, const void *src, unsigned int slen,
+		   void *dst, unsigned int *n, bool verify)
 {
 	u8 status, err;
 	u32 crc;
 
-	status = sw_exec(ctx, id, compress, src, slen, dst, n, verify, &err, &crc);
+	status = sw_exec(ctx, id, level, compress, src, slen, dst, n, verify,
+			 &err, &crc);
 	return zbatch_status_errno(status, err, compress);
 }

@@ -14,8 +14,9 @@ struct zbatch_codec_ops {
 	size_t (*wrk_size)(void);
 	int (*wrk_init)(void *wrk);
 	/* Return 0, -ENOSPC (does not fit), -EBADMSG/-EINVAL (bad stream). */
-	int (*compress)(void *wrk, const void *src, unsigned int slen,
-			void *dst, unsigned int *dlen);
+	/* @level: 0 for the codec's default, else zbatch_codec_level_check()'s */
+	int (*compress)(void *wrk, int level, const void *src,
+			unsigned int slen, void *dst, unsigned int *dlen);
 	int (*decompress)(void *wrk, const void *src, unsigned int slen,
 			  void *dst, unsigned int *dlen);
 };
@@ -31,6 +32,7 @@ struct zbatch_ctx {
 const struct zbatch_codec_ops *zbatch_codec(unsigned int id);
 const char *zbatch_codec_name(unsigned int id);	/* uapi ZBATCH_CODEC_NAMES */
 int zbatch_codec_by_name(const char *name);
+int zbatch_codec_level_check(unsigned int id, int level, unsigned int max_len);
 void zbatch_ctx_free(struct zbatch_ctx *ctx);
 /* Bytes of a context prepared for every codec (an engine's). */
 size_t zbatch_ctx_bytes(void);
@@ -41,11 +43,11 @@ int zbatch_ctx_prepare(struct zbatch_ctx *ctx, unsigned int codec);
  * record (the software executor's unit of work; exec_sw.c).
  */
 void zbatch_sw_run(struct zbatch_ctx *ctx, const struct iax_hw_desc *d,
-		   unsigned int id, bool verify);
+		   unsigned int id, int level, bool verify);
 /* The same without descriptor or record: an errno, *@n the output size. */
-int zbatch_sw_exec(struct zbatch_ctx *ctx, unsigned int id, bool compress,
-		   const void *src, unsigned int slen, void *dst,
-		   unsigned int *n, bool verify);
+int zbatch_sw_exec(struct zbatch_ctx *ctx, unsigned int id, int level,
+		   bool compress, const void *src, unsigned int slen,
+		   void *dst, unsigned int *n, bool verify);
 struct zbatch_ctx *zbatch_ctx_get(void);
 /* debugfs fault_nomem: zbatch_ctx_get() fails 1 call in N (0: never) */
 extern unsigned int zbatch_fault_nomem;

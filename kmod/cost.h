@@ -32,4 +32,16 @@ unsigned int zbatch_cost_helpers(u64 work_ns, unsigned int nr,
 				 unsigned int avail, unsigned int polling,
 				 bool *probe);
 
+/*
+ * Whether a run's time is a sample of @op's cost: the cost per KiB is the
+ * codec's at its default level; a compress at another level (a swap
+ * device's, up to 100 times dearer for zstd) is left out, so that one
+ * device's level does not move every other user's dispatch. Dispatch for
+ * such a device errs towards running inline.
+ */
+static inline bool zbatch_cost_counts(int level, enum zbatch_op op)
+{
+	return !level || op != ZBATCH_OP_COMPRESS;
+}
+
 #endif /* _ZBATCH_COST_H */

@@ -752,12 +752,12 @@ static int probe(unsigned int codec)
 	/* ... and by software */
 	memset(back, 0, PAGE_SIZE);
 	zbatch_req_init(r, ZBATCH_OP_DECOMPRESS, cmp, clen, back, PAGE_SIZE);
-	ret = probe_check(zbatch_run_inline(ctx, r, codec), r, page, back);
+	ret = probe_check(zbatch_run_inline(ctx, r, codec, 0), r, page, back);
 	if (ret)
 		goto out;
 	/* software's output, read by the device */
 	zbatch_req_init(r, ZBATCH_OP_COMPRESS, page, PAGE_SIZE, cmp, PAGE_SIZE);
-	ret = zbatch_run_inline(ctx, r, codec);
+	ret = zbatch_run_inline(ctx, r, codec, 0);
 	if (ret)
 		goto out;
 	clen = r->produced;

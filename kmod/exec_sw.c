@@ -77,7 +77,7 @@ static bool run_fault(struct zbatch_sw_wq *wq, struct iax_hw_desc *d,
 		return true;
 	}
 	/* a record that cannot be true: more output than room, or no status */
-	zbatch_sw_run(ctx, d, job->codec, job->verify);
+	zbatch_sw_run(ctx, d, job->codec, job->level, job->verify);
 	if (atomic_read(&wq->fault.seq) & 1)
 		zbatch_cr_finish(cr, IAX_COMP_SUCCESS, 0, d->max_dst_size + 1,
 				 d->src1_size);
@@ -107,7 +107,7 @@ static void run_one(struct zbatch_ctx *ctx, struct zbatch_job *job,
 			job->sample_done_ns = zbatch_clock();
 		return;
 	}
-	zbatch_sw_run(ctx, d, job->codec, job->verify);
+	zbatch_sw_run(ctx, d, job->codec, job->level, job->verify);
 	if (sample) {
 		u64 ns = zbatch_ns_since(t0);
 		const struct iax_completion_record *cr = zbatch_desc_cr(d);
@@ -115,7 +115,8 @@ static void run_one(struct zbatch_ctx *ctx, struct zbatch_job *job,
 		zbatch_stats_hist(op == ZBATCH_OP_COMPRESS ? ZH_EXEC_COMP :
 							     ZH_EXEC_DECOMP, ns);
 		/* per uncompressed byte, successful runs only */
-		if (cr->status == IAX_COMP_SUCCESS)
+		if (cr->status == IAX_COMP_SUCCESS &&
+		    zbatch_cost_counts(job->level, op))
 			zbatch_cost_exec(job->codec, op, op == ZBATCH_OP_COMPRESS ?
 					 d->src1_size : cr->output_size, ns);
 	}

@@ -676,7 +676,7 @@ static void test_inline(struct st_bufs *b)
 		fill(b->src[0], ST_LEN, PAT_TEXT, codec);
 		zbatch_req_init(&b->req[0], ZBATCH_OP_COMPRESS, b->src[0], ST_LEN,
 				b->cmp[0], ST_LEN);
-		if (zbatch_run_inline(ctx, &b->req[0], codec)) {
+		if (zbatch_run_inline(ctx, &b->req[0], codec, 0)) {
 			why = "inline compress failed";
 			break;
 		}
@@ -684,18 +684,126 @@ static void test_inline(struct st_bufs *b)
 		memset(b->dec[0], ST_POISON, ST_LEN + ST_GUARD);
 		zbatch_req_init(&b->req[0], ZBATCH_OP_DECOMPRESS, b->cmp[0], clen,
 				b->dec[0], ST_LEN);
-		if (zbatch_run_inline(ctx, &b->req[0], codec) ||
+		if (zbatch_run_inline(ctx, &b->req[0], codec, 0) ||
 		    b->req[0].produced != ST_LEN || memcmp(b->dec[0], b->src[0], ST_LEN) ||
 		    !guard_ok(b->dec[0], ST_LEN))
 			why = "inline round trip differs";
 		zbatch_req_init(&b->req[0], ZBATCH_OP_DECOMPRESS, b->cmp[0], 0,
 				b->dec[0], ST_LEN);
-		if (!why && zbatch_run_inline(ctx, &b->req[0], codec) != -EINVAL)
+		if (!why && zbatch_run_inline(ctx, &b->req[0], codec, 0) != -EINVAL)
 			why = "inline zero-length request not -EINVAL";
 	}
 	zbatch_ctx_free(ctx);
 	kfree(ctx);
 	result(!why, "inline_roundtrip_every_codec", why);
+}
+
+/*
+ * Compression levels (a swap device's algorithm_params): the ranges and
+ * the workspace bound zbatch_codec_level_check() gives, and that a level
+ * reaches the codec on every path: a batch whose descriptors engines run
+ * (handoff "always") must produce, byte for byte, what the inline path
+ * produces at that level, and two levels of a codec must differ.
+ */
+static const struct {
+	unsigned int codec;
+	int level[3];
+} st_levels[] = {
+	{ ZBATCH_CODEC_ZSTD, { -5, 1, 19 } },
+	{ ZBATCH_CODEC_DEFLATE, { 1, 6, 9 } },
+	{ ZBATCH_CODEC_LZ4, { 1, 8, 64 } },
+};
+
+static const char *level_paths(struct st_bufs *b, struct zbatch_ctx *ctx,
+			       unsigned int codec, int level, unsigned int *len)
+{
+	unsigned int i, n = 8;
+
+	fill(b->src[0], ST_LEN, PAT_TEXT, 7);
+	if (zbatch_ctx_prepare(ctx, codec))
+		return "cannot prepare a context";
+	zbatch_req_init(&b->req[0], ZBATCH_OP_COMPRESS, b->src[0], ST_LEN,
+			b->dec[0], ST_LEN);
+	if (zbatch_run_inline(ctx, &b->req[0], codec, level))
+		return "inline compress at the level failed";
+	*len = b->req[0].produced;
+	for (i = 1; i < n; i++)
+		memcpy(b->src[i], b->src[0], ST_LEN);
+	set_handoff(ZBATCH_HANDOFF_ALWAYS);
+	zbatch_batch_init(&b->batch, codec, 0);
+	b->batch.level = level;
+	for (i = 0; i < n; i++) {
+		memset(b->cmp[i], ST_POISON, ST_LEN + ST_GUARD);
+		zbatch_req_init(&b->req[i], ZBATCH_OP_COMPRESS, b->src[i], ST_LEN,
+				b->cmp[i], ST_LEN);
+		zbatch_batch_add(&b->batch, &b->req[i]);
+	}
+	run_batch(b, codec);
+	for (i = 0; i < n; i++)
+		if (b->req[i].status || b->req[i].produced != *len ||
+		    memcmp(b->cmp[i], b->dec[0], *len) || !guard_ok(b->cmp[i], ST_LEN))
+			return "a batch compressed otherwise than inline at its level";
+	zbatch_req_init(&b->req[0], ZBATCH_OP_DECOMPRESS, b->cmp[0], *len,
+			b->dec[1], ST_LEN);
+	if (zbatch_run_inline(ctx, &b->req[0], codec, 0) ||
+	    b->req[0].produced != ST_LEN || memcmp(b->dec[1], b->src[0], ST_LEN))
+		return "round trip at the level differs";
+	return NULL;
+}
+
+static void test_levels(struct st_bufs *b)
+{
+	static const struct {
+		unsigned int codec;
+		int level;
+		unsigned int len;
+		int want;
+	} checks[] = {
+		{ ZBATCH_CODEC_ZSTD, 0, ZBATCH_MAX_LEN, 0 },
+		{ ZBATCH_CODEC_ZSTD, 3, ZBATCH_MAX_LEN, 0 },
+		{ ZBATCH_CODEC_ZSTD, 19, 4 * PAGE_SIZE, 0 },
+		{ ZBATCH_CODEC_ZSTD, 19, ZBATCH_MAX_LEN, -E2BIG },
+		{ ZBATCH_CODEC_ZSTD, 23, PAGE_SIZE, -ERANGE },
+		{ ZBATCH_CODEC_DEFLATE, 10, PAGE_SIZE, -ERANGE },
+		{ ZBATCH_CODEC_LZ4, -1, PAGE_SIZE, -ERANGE },
+		{ ZBATCH_CODEC_LZO, 1, PAGE_SIZE, -EOPNOTSUPP },
+		{ ZBATCH_CODEC_LZO, 0, PAGE_SIZE, 0 },
+	};
+	unsigned int i, j, old_h = READ_ONCE(zbatch_handoff);
+	struct zbatch_ctx *ctx;
+	const char *why = NULL;
+	char name[80];
+
+	for (i = 0; i < ARRAY_SIZE(checks) && !why; i++)
+		if (zbatch_codec_level_check(checks[i].codec, checks[i].level,
+					     checks[i].len) != checks[i].want)
+			why = "a level accepted or refused wrongly";
+	result(!why, "level_ranges_and_workspace_bound", why);
+	if (!engines_total()) {
+		skip("level_reaches_engines_and_inline_path", "no engines");
+		return;
+	}
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx) {
+		result(false, "level_reaches_engines_and_inline_path", "no memory");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(st_levels); i++) {
+		unsigned int len[3];
+
+		why = NULL;
+		for (j = 0; j < 3 && !why; j++)
+			why = level_paths(b, ctx, st_levels[i].codec,
+					  st_levels[i].level[j], &len[j]);
+		if (!why && len[0] == len[2])
+			why = "the lowest and highest level compressed to the same size";
+		snprintf(name, sizeof(name), "level_reaches_engines_and_inline_path_%s",
+			 zbatch_codec_name(st_levels[i].codec));
+		result(!why, name, why);
+	}
+	set_handoff(old_h);
+	zbatch_ctx_free(ctx);
+	kfree(ctx);
 }
 
 /*
@@ -884,6 +992,7 @@ int zbatch_selftest_run(void)
 	test_dispatch(b);
 	test_units(b);
 	test_inline(b);
+	test_levels(b);
 	test_timeout(b);
 	test_concurrent();
 

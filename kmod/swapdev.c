@@ -97,6 +97,7 @@ struct zb_io {
 	unsigned int used;	/* bytes of out */
 	unsigned int sused;	/* bytes of scratch */
 	unsigned int codec;
+	int level;		/* of codec, for compress (0: default) */
 	unsigned int explore;	/* units this stream declined (units_pay()) */
 	struct zbatch_ctx ctx;	/* prepared for codec */
 	u8 *out;		/* compressed data in or out, ZB_OUT */
@@ -113,13 +114,14 @@ static void io_free(struct zb_io *io)
 	kfree(io);
 }
 
-static struct zb_io *io_alloc(unsigned int codec, int node)
+static struct zb_io *io_alloc(unsigned int codec, int level, int node)
 {
 	struct zb_io *io = kzalloc_node(sizeof(*io), GFP_KERNEL, node);
 
 	if (!io)
 		return NULL;
 	io->codec = codec;
+	io->level = level;
 	io->out = kvmalloc_node(ZB_OUT, GFP_KERNEL, node);
 	io->scratch = kvmalloc_node(ZB_WIN, GFP_KERNEL, node);
 	if (!io->out || !io->scratch || zbatch_ctx_prepare(&io->ctx, codec)) {
@@ -141,7 +143,7 @@ static int zb_cpu_prepare(unsigned int cpu, struct hlist_node *node)
 {
 	struct zb_swapdev *z = hlist_entry(node, struct zb_swapdev, cpuhp);
 	struct zb_stream *stm = per_cpu_ptr(z->streams, cpu);
-	struct zb_io *io = io_alloc(z->codec, cpu_to_node(cpu));
+	struct zb_io *io = io_alloc(z->codec, z->level, cpu_to_node(cpu));
 
 	if (!io)
 		return -ENOMEM;
@@ -202,6 +204,7 @@ static void io_batch_init(struct zb_io *io)
 	/* async_irq: the submitter sleeps rather than spins on the engines */
 	zbatch_batch_init(&io->batch, io->codec, ZBATCH_KF_ASYNC_IRQ);
 	io->batch.ctx = &io->ctx;
+	io->batch.level = io->level;
 	io->n = 0;
 }
 
@@ -634,7 +637,7 @@ static int io_load(struct zb_swapdev *z, struct zb_io *io)
 			/* redone on the device's own context, once */
 			zbatch_req_init(req, ZBATCH_OP_DECOMPRESS, req->src, req->slen,
 					req->dst, req->dlen);
-			zbatch_run_inline(&io->ctx, req, z->codec);
+			zbatch_run_inline(&io->ctx, req, z->codec, 0);
 			zb_stat_add(z, ZBS_DECOMP_REDONE, 1);
 			if (req->status || req->produced != it->want)
 				return req->status ?: -EIO;
@@ -665,7 +668,7 @@ static int read_mapped(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 	if (WARN_ON_ONCE(!src))	/* read_region() asks for one object only */
 		return -EIO;
 	zbatch_req_init(req, ZBATCH_OP_DECOMPRESS, src, slen, dst, dlen);
-	ret = zbatch_run_inline(&io->ctx, req, io->codec);
+	ret = zbatch_run_inline(&io->ctx, req, io->codec, 0);
 	zb_object_unmap(z, h);
 	atomic64_inc(&z->batch_hist[READ][1]);
 	zb_stat_add(z, ZBS_DIRECT_READS, 1);
@@ -1108,6 +1111,15 @@ static ssize_t disksize_store(struct device *d, struct device_attribute *a,
 		ret = -EBUSY;	/* fixed once set */
 		goto out;
 	}
+	/* the unit may have changed since the level was set */
+	ret = zbatch_codec_level_check(z->codec, z->level,
+				       z->unit_pages * PAGE_SIZE);
+	if (ret) {
+		pr_warn("zbatchswap%d: %s level %d cannot compress %u KiB units (%d): set algorithm_params or the unit first\n",
+			z->id, zbatch_codec_name(z->codec), z->level,
+			z->unit_pages * 4, ret);
+		goto out;
+	}
 	ret = zb_store_init(z, size);
 	if (ret)
 		goto out;
@@ -1168,12 +1180,92 @@ static ssize_t codec_store(struct device *d, struct device_attribute *a,
 	if (c < 0)
 		return c;
 	down_write(&z->init_lock);
-	if (z->disksize)
+	if (z->disksize) {
 		c = -EBUSY;
-	else
+	} else {
+		/* a level is the codec's: a new codec starts at its default */
+		if (z->codec != c)
+			z->level = 0;
 		z->codec = c;
+	}
 	up_write(&z->init_lock);
 	return c < 0 ? c : len;
+}
+
+/*
+ * zram's algorithm_params, for the one codec a device has: "level=N"
+ * (0: the codec's default), "algo=NAME" naming the device's codec (as
+ * zram's names the algorithm whose parameters these are), "priority=0"
+ * (zbatch has no secondary codec yet); "dict=" is
+ * refused (a trained zstd dictionary did not pay on the benchmark's real
+ * data: Documentation/admin-guide.md). Shown as "algo=NAME level=N".
+ */
+static ssize_t algorithm_params_show(struct device *d, struct device_attribute *a,
+				     char *buf)
+{
+	struct zb_swapdev *z = dev_z(d);
+	ssize_t n;
+
+	down_read(&z->init_lock);
+	n = sysfs_emit(buf, "algo=%s level=%d\n", zbatch_codec_name(z->codec),
+		       z->level);
+	up_read(&z->init_lock);
+	return n;
+}
+
+static ssize_t algorithm_params_store(struct device *d, struct device_attribute *a,
+				      const char *buf, size_t len)
+{
+	struct zb_swapdev *z = dev_z(d);
+	char *args, *param, *val, *copy;
+	int level = 0, codec = -1, prio = 0, ret = 0;
+	bool have_level = false;
+
+	copy = kstrndup(buf, len, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	args = skip_spaces(strim(copy));
+	while (*args && !ret) {
+		args = next_arg(args, &param, &val);
+		if (!val || !*val) {
+			ret = -EINVAL;
+		} else if (!strcmp(param, "level")) {
+			ret = kstrtoint(val, 10, &level);
+			have_level = true;
+		} else if (!strcmp(param, "algo")) {
+			codec = zbatch_codec_by_name(val);
+			ret = min(codec, 0);
+		} else if (!strcmp(param, "priority")) {
+			ret = kstrtoint(val, 10, &prio);
+			if (!ret && prio)
+				ret = -EINVAL;	/* no secondary codec yet */
+		} else if (!strcmp(param, "dict")) {
+			ret = -EOPNOTSUPP;
+		} else {
+			ret = -EINVAL;
+		}
+	}
+	kfree(copy);
+	if (ret)
+		return ret;
+	if (!have_level)
+		return -EINVAL;	/* nothing to set */
+	down_write(&z->init_lock);
+	if (z->disksize) {
+		ret = -EBUSY;
+		goto out;
+	}
+	if (codec >= 0 && codec != z->codec) {
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = zbatch_codec_level_check(z->codec, level, z->unit_pages * PAGE_SIZE);
+	if (ret)
+		goto out;
+	z->level = level;
+out:
+	up_write(&z->init_lock);
+	return ret ?: len;
 }
 
 static ssize_t unit_adapt_show(struct device *d, struct device_attribute *a, char *buf)
@@ -1291,6 +1383,7 @@ static ssize_t batch_stat_show(struct device *d, struct device_attribute *a, cha
 static DEVICE_ATTR_RW(disksize);
 static DEVICE_ATTR_RW(unit);
 static DEVICE_ATTR_RW(codec);
+static DEVICE_ATTR_RW(algorithm_params);
 static DEVICE_ATTR_RW(mem_limit);
 static DEVICE_ATTR_RW(unit_adapt);
 static DEVICE_ATTR_RO(mm_stat);
@@ -1300,6 +1393,7 @@ static DEVICE_ATTR_RO(batch_stat);
 
 static struct attribute *zb_attrs[] = {
 	&dev_attr_disksize.attr, &dev_attr_unit.attr, &dev_attr_codec.attr,
+	&dev_attr_algorithm_params.attr,
 	&dev_attr_mem_limit.attr, &dev_attr_unit_adapt.attr, &dev_attr_mm_stat.attr,
 	&dev_attr_io_stat.attr, &dev_attr_unit_stat.attr, &dev_attr_batch_stat.attr, NULL,
 };

@@ -96,12 +96,14 @@ struct zb_swapdev {
 	struct gendisk *disk;
 	int id;
 	/*
-	 * init_lock (rw_semaphore): writers configure (codec, unit, disksize)
-	 * and tear down; the configuration is fixed once disksize is set.
+	 * init_lock (rw_semaphore): writers configure (codec, level, unit,
+	 * disksize) and tear down; the configuration is fixed once disksize
+	 * is set.
 	 */
 	struct rw_semaphore init_lock;
 	u64 disksize;
 	unsigned int codec;
+	int level;			/* codec's compression level, 0: default */
 	unsigned int unit_pages;	/* 1, 4 or 16 */
 	unsigned long mem_limit_pages;	/* 0: none */
 	unsigned long nr_pages;

@@ -86,6 +86,13 @@ struct zbatch_batch {
 	 * never on one from the shared pool. NULL after zbatch_batch_init().
 	 */
 	struct zbatch_ctx *ctx;
+	/*
+	 * In-module callers only: the compression level (0, the codec's
+	 * default, after zbatch_batch_init()), checked by the caller with
+	 * zbatch_codec_level_check(). A device executor (IAA) compresses at
+	 * its own fixed settings whatever it says.
+	 */
+	int level;
 
 	/* private to zbatch */
 	int mode;			/* sync mode captured at submit */

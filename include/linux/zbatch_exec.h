@@ -102,6 +102,7 @@ struct zbatch_job {
 	unsigned int nr;		/* descriptors */
 	unsigned int nr_slices;
 	unsigned int codec;		/* software executors: which codec */
+	int level;			/* and its level (0: default) */
 	bool verify;			/* verify_compress captured at submit */
 	int cpu;			/* submitter's CPU: no engine there helps */
 	/*

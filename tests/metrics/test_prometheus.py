@@ -44,6 +44,7 @@ def fake_tree(root, module=True):
         put(root, b + "/disksize", "1073741824\n")
         put(root, b + "/codec", "deflate [lz4] zstd lzo\n")
         put(root, b + "/unit", "4k [16k] 64k\n")
+        put(root, b + "/algorithm_params", "algo=lz4 level=5\n")
         put(root, b + "/mem_limit", "0\n")
         put(root, b + "/mm_stat", "8192000 3000000 3100000 0 3200000 12 0 2 0\n")
         put(root, b + "/io_stat", "1 0 0 40\n")
@@ -104,7 +105,7 @@ class Prometheus(unittest.TestCase):
             self.assertEqual(s[("zbatch_engine_cpu_seconds_total", ())], 2.5)
             dev = (("device", "zbatchswap0"),)
             self.assertEqual(s[("zbatch_swapdev_info", (("codec", "lz4"), ("device", "zbatchswap0"),
-                                                        ("unit", "16k")))], 1)
+                                                        ("level", "5"), ("unit", "16k")))], 1)
             self.assertEqual(s[("zbatch_swapdev_orig_data_bytes", dev)], 8192000)
             self.assertEqual(s[("zbatch_swapdev_mem_used_max_bytes", dev)], 3200000)
             self.assertEqual(s[("zbatch_swapdev_swap_active", dev)], 1)

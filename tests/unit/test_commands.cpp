@@ -638,6 +638,48 @@ TEST(CmdDev, CreateWritesTheSettings)
 	s.ctx.json = true;
 	ASSERT_EQ(exit_of(run_dev_create(s.ctx, {"1G", "lz4", "4k", -1, false, 100, false})), 0);
 	EXPECT_EQ(parse_json(s.con.out)["device"], "/dev/zbatchswap3");
+	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/algorithm_params"), "<unreadable>")
+		<< "the default level writes nothing (a module without levels still works)";
+}
+
+TEST(CmdDev, CreateWithALevel)
+{
+	FakeSystem s;
+	s.load_module();
+	s.tree.put("/sys/kernel/zbatch/swapdev/hot_add", "3\n");
+	for (const char *f : {"codec", "unit", "disksize", "algorithm_params"})
+		s.tree.put(std::string("/sys/block/zbatchswap3/zbatch/") + f, "");
+	DevOptions o{"1G", "zstd", "16k"};
+	o.level = 9;
+	ASSERT_EQ(exit_of(run_dev_create(s.ctx, o)), 0);
+	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/algorithm_params"), "level=9");
+	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/disksize"), "1073741824");
+	EXPECT_TRUE(contains(s.con.out, "zstd:9, 16k units")) << s.con.out;
+	// refused before anything is written: out of range, a codec without levels
+	s.tree.put("/sys/kernel/zbatch/swapdev/hot_add", "4\n");
+	s.tree.put("/sys/block/zbatchswap4/zbatch/codec", "");
+	o.level = 23;
+	auto r = run_dev_create(s.ctx, o);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "--level 23: zstd levels are -131072 to 22 but 0 (negative: "
+				     "faster), default 3");
+	o.codec = "lzo";
+	o.level = 1;
+	r = run_dev_create(s.ctx, o);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "--level 1: lzo has no compression levels");
+	EXPECT_EQ(s.read("/sys/block/zbatchswap4/zbatch/codec"), "") << "no device configured";
+	// listed with its level
+	s.tree.put("/sys/block/zbatchswap3/zbatch/algorithm_params", "algo=zstd level=9\n");
+	s.tree.put("/sys/block/zbatchswap3/zbatch/codec", "deflate lz4 [zstd] lzo\n");
+	s.tree.put("/sys/block/zbatchswap3/zbatch/unit", "4k [16k] 64k\n");
+	s.con.out.clear();
+	ASSERT_EQ(exit_of(run_dev_list(s.ctx)), 0);
+	EXPECT_TRUE(contains(s.con.out, "zstd:9")) << s.con.out;
+	s.con.out.clear();
+	s.ctx.json = true;
+	ASSERT_EQ(exit_of(run_dev_list(s.ctx)), 0);
+	EXPECT_EQ(parse_json(s.con.out)[0]["level"], 9) << s.con.out;
 }
 
 TEST(CmdDev, CreateRefusesBadSettingsBeforeTouchingSysfs)

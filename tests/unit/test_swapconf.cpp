@@ -19,6 +19,7 @@ TEST(SwapConf, ReadsEverySetting)
 	auto d = parse_swap_conf("f", "# devices\n\n[swap0]\nsize = 25%   # of RAM\n"
 				       "codec = zstd\nunit = 16k\npriority = 5\n"
 				       "mem-limit = 1G\ndiscard = yes\nunit-adapt = no\n"
+				       "level = 9\n"
 				       "[big_1]\nsize=2G\n");
 	ASSERT_TRUE(d) << d.error().message;
 	ASSERT_EQ(d->size(), 2u);
@@ -32,6 +33,7 @@ TEST(SwapConf, ReadsEverySetting)
 	EXPECT_EQ(a.mem_limit.bytes, 1ULL << 30);
 	EXPECT_TRUE(a.discard);
 	EXPECT_FALSE(a.unit_adapt);
+	EXPECT_EQ(a.level, 9);
 	const auto &b = (*d)[1];
 	EXPECT_EQ(b.size.bytes, 2ULL << 30);
 	EXPECT_EQ(b.codec, "lz4");	// the defaults
@@ -39,6 +41,7 @@ TEST(SwapConf, ReadsEverySetting)
 	EXPECT_EQ(b.priority, 100);
 	EXPECT_FALSE(b.discard);
 	EXPECT_TRUE(b.unit_adapt);
+	EXPECT_EQ(b.level, 0);
 	EXPECT_EQ(zbatch::conf_bytes(a.size, 8ULL << 30), 2ULL << 30);
 	EXPECT_EQ(zbatch::conf_bytes({0, 33}, 1000000) % 4096, 0u) << "whole pages";
 	EXPECT_TRUE(parse_swap_conf("f", "")->empty());
@@ -50,7 +53,21 @@ TEST(SwapConf, ErrorsNameFileLineAndKey)
 	const std::pair<const char *, const char *> cases[] = {
 		{"size = 1G\n", "swap.conf:1: key 'size' before any [device] section"},
 		{"[a]\nsize = 1G\ncolour = red\n", "swap.conf:3: key 'colour': unknown (one of size, "
-						    "codec, unit, priority, mem-limit, discard, unit-adapt)"},
+						    "codec, level, unit, priority, mem-limit, discard, "
+						    "unit-adapt)"},
+		// the level is checked against the section's codec, set before or after it
+		{"[a]\nsize = 1G\nlevel = 23\ncodec = zstd\n",
+		 "swap.conf:3: key 'level': zstd levels are -131072 to 22 but 0 (negative: "
+		 "faster), default 3"},
+		{"[a]\nsize = 1G\nlevel = 3\ncodec = lzo\n",
+		 "swap.conf:3: key 'level': lzo has no compression levels"},
+		{"[a]\nsize = 1G\nlevel = 70000\n",
+		 "swap.conf:3: key 'level': lz4 levels are 1 to 65537, lz4's acceleration: higher is "
+		 "faster and compresses less, default 1"},
+		{"[a]\nsize = 1G\nlevel = high\n", "swap.conf:3: key 'level': 'high' is not a number"},
+		{"[a]\nsize = 1G\ndict = /etc/zbatch/d\n",
+		 "swap.conf:3: key 'dict': a zstd dictionary is not in this zbatch yet "
+		 "(Documentation/admin-guide.md, replacing zram)"},
 		{"[a]\nsize = 1G\nsize = 2G\n", "swap.conf:3: key 'size': set twice in [a]"},
 		{"[a]\nsize = 1x\n", "swap.conf:2: key 'size': '1x': a size (4G, 512M) or a share of "
 				     "the RAM (25%)"},

@@ -165,8 +165,11 @@ void add_swapdev(Exposition &x, const SwapdevInfo &d)
 {
 	const Labels dev = {{"device", d.name}};
 	const std::string p = "zbatch_swapdev_";
-	x.add(p + "info", "gauge", "A swap device and its settings (value 1).",
-	      {{"device", d.name}, {"codec", d.codec}, {"unit", d.unit}}, 1);
+	x.add(p + "info", "gauge",
+	      "A swap device and its settings (value 1; level 0: the codec's default).",
+	      {{"device", d.name}, {"codec", d.codec}, {"level", std::to_string(d.level)},
+	       {"unit", d.unit}},
+	      1);
 	x.add(p + "disksize_bytes", "gauge", "Size of the device.", dev, d.disksize);
 	x.add(p + "mem_limit_bytes", "gauge", "Memory the device may use (0: no limit).", dev,
 	      d.mem_limit);

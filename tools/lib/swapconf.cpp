@@ -46,8 +46,8 @@ Result<ConfSize> parse_size(const std::string &v, bool zero_ok)
 	return s;
 }
 
-const std::vector<std::string> keys = {"size", "codec", "unit", "priority", "mem-limit",
-				       "discard", "unit-adapt"};
+const std::vector<std::string> keys = {"size",	   "codec",	"level",   "unit",
+				       "priority", "mem-limit", "discard", "unit-adapt"};
 
 // Keys zram users set that zbatch does not offer yet: named, not ignored.
 const std::map<std::string, std::string> not_yet = {
@@ -55,8 +55,8 @@ const std::map<std::string, std::string> not_yet = {
 	{"backing-dev", "writeback to a backing device"},
 	{"recompress", "recompression"},
 	{"recompression-algorithm", "recompression"},
-	{"algorithm-params", "codec parameters"},
-	{"level", "codec parameters"},
+	{"algorithm-params", "codec parameters but the level (level = N)"},
+	{"dict", "a zstd dictionary"},
 	{"fs-type", "a file system on the device (mkfs it by hand)"},
 	{"mount-point", "a file system on the device (mkfs it by hand)"},
 };
@@ -136,6 +136,12 @@ Result<std::vector<SwapConfDevice>> parse_swap_conf(const std::string &file,
 				return err(fmt::format("key 'unit': '{}' is not one of {}", v,
 						       fmt::join(units, ", ")));
 			d.unit = v;
+		} else if (key == "level") {
+			auto l = parse_number<int>(v, "");
+			if (!l)
+				return err(fmt::format("key 'level': '{}' is not a number", v));
+			d.level = *l;
+			d.level_line = n;
 		} else if (key == "priority") {
 			auto p = parse_number<int>(v, "");
 			if (!p || *p < -1 || *p > 32767)
@@ -148,10 +154,16 @@ Result<std::vector<SwapConfDevice>> parse_swap_conf(const std::string &file,
 			(key == "discard" ? d.discard : d.unit_adapt) = v == "yes";
 		}
 	}
-	for (const auto &d : devs)
+	for (const auto &d : devs) {
 		if (!d.size.bytes && !d.size.percent)
 			return fail(EINVAL, fmt::format("{}:{}: [{}] has no size (size = 25% or "
 							"size = 4G)", file, d.line, d.name));
+		// once the section's codec is known, wherever it was set
+		if (auto l = check_codec_level(d.codec, d.level); !l)
+			return fail(EINVAL, fmt::format("{}:{}: key 'level': {}", file, d.level_line,
+							l.error().message.substr(
+								l.error().message.find(": ") + 2)));
+	}
 	return devs;
 }
 

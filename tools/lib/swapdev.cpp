@@ -62,6 +62,31 @@ Result<uint64_t> parse_bytes(const std::string &s)
 	return v << shift;
 }
 
+Result<void> check_codec_level(const std::string &codec, int level)
+{
+	struct Range {
+		const char *codec;
+		int lo, hi;
+		const char *what;
+	};
+	static const Range ranges[] = {
+		{"deflate", 1, 9, "1 (fastest) to 9 (smallest), default 6"},
+		{"lz4", 1, 65537, "1 to 65537, lz4's acceleration: higher is faster and "
+				  "compresses less, default 1"},
+		{"zstd", -131072, 22, "-131072 to 22 but 0 (negative: faster), default 3"},
+	};
+	if (!level)
+		return {};
+	for (const auto &r : ranges)
+		if (codec == r.codec) {
+			if (level < r.lo || level > r.hi)
+				return fail(ERANGE, fmt::format("--level {}: {} levels are {}", level,
+								codec, r.what));
+			return {};
+		}
+	return fail(EINVAL, fmt::format("--level {}: {} has no compression levels", level, codec));
+}
+
 Result<SwapdevConfig> check_swapdev_config(const SwapdevConfig &c)
 {
 	if (c.size < 4096 || c.size > (1ULL << 40))
@@ -71,6 +96,8 @@ Result<SwapdevConfig> check_swapdev_config(const SwapdevConfig &c)
 	static const std::vector<std::string> units = {ZBATCH_SWAPDEV_UNIT_NAMES};
 	if (std::ranges::find(units, c.unit) == units.end())
 		return fail(EINVAL, fmt::format("--unit {}: one of {}", c.unit, fmt::join(units, ", ")));
+	if (auto l = check_codec_level(c.codec, c.level); !l)
+		return std::unexpected(l.error());
 	return c;
 }
 
@@ -88,11 +115,25 @@ Result<int> swapdev_create(const SysfsTree &t, const SwapdevConfig &c)
 		return std::unexpected(num.error());
 	int n = *num;
 	auto dir = swapdev_dir(n);
-	for (const auto &[file, value] :
-	     {std::pair<std::string, std::string>{"codec", c.codec}, {"unit", c.unit},
-	      {"disksize", std::to_string(c.size)}}) {
+	std::vector<std::pair<std::string, std::string>> writes = {{"codec", c.codec},
+								      {"unit", c.unit}};
+	// after codec (which resets it) and unit (which bounds a zstd level)
+	if (c.level)
+		writes.emplace_back("algorithm_params", fmt::format("level={}", c.level));
+	writes.emplace_back("disksize", std::to_string(c.size));
+	for (const auto &[file, value] : writes) {
 		if (auto w = t.write(dir + "/" + file, value); !w) {
 			(void)t.write(kSwapdevCtl + "/hot_remove", std::to_string(n));
+			if (file == "algorithm_params" && w.error().code == E2BIG)
+				return fail(E2BIG, fmt::format("{}: {} level {} needs larger tables than "
+							       "{} units allow (zstd levels above 3 "
+							       "fit 4k and 16k units, not 64k)",
+							       swapdev_name(n), c.codec, c.level,
+							       c.unit));
+			if (file == "algorithm_params" && w.error().code == ENOENT)
+				return fail(ENOENT, fmt::format("{}: the loaded zbatch has no compression "
+							       "levels (algorithm_params): load this "
+							       "version's module", swapdev_name(n)));
 			return fail(w.error().code, fmt::format("{}: {} {}: {}", swapdev_name(n), file,
 								value, w.error().message));
 		}
@@ -121,6 +162,12 @@ Result<std::vector<SwapdevInfo>> swapdev_list(const SysfsTree &t)
 		d.disksize = to_u64(rd("disksize"));
 		d.codec = t.read_choice(dir + "/codec");
 		d.unit = t.read_choice(dir + "/unit");
+		// "algo=NAME level=N"; a module without it: the default
+		std::istringstream ap(rd("algorithm_params"));
+		std::string kv;
+		while (ap >> kv)
+			if (kv.rfind("level=", 0) == 0)
+				d.level = parse_number<int>(kv.substr(6), "").value_or(0);
 		d.mem_limit = to_u64(rd("mem_limit"));
 		std::istringstream mm(rd("mm_stat"));
 		uint64_t limit = 0, compacted = 0;
@@ -172,7 +219,7 @@ Result<void> swapdev_destroy(const SysfsTree &t, int id)
 Json swapdev_to_json(const SwapdevInfo &d)
 {
 	Json j = {{"id", d.id}, {"name", d.name}, {"disksize", d.disksize}, {"codec", d.codec},
-		  {"unit", d.unit}, {"mem_limit", d.mem_limit}, {"orig_data_size", d.orig_bytes},
+		  {"level", d.level}, {"unit", d.unit}, {"mem_limit", d.mem_limit}, {"orig_data_size", d.orig_bytes},
 		  {"compr_data_size", d.compr_bytes}, {"mem_used_total", d.used_bytes},
 		  {"mem_used_max", d.max_used_bytes}, {"same_pages", d.same_pages},
 		  {"huge_pages", d.huge_pages}, {"failed_reads", d.failed_reads},

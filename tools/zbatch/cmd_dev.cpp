@@ -21,6 +21,12 @@ namespace zbatch::cli {
 
 namespace {
 
+// "zstd", or "zstd:9" at a level other than the default
+std::string codec_label(const std::string &codec, int level)
+{
+	return level ? fmt::format("{}:{}", codec, level) : codec;
+}
+
 // Formats device @id as swap and enables it; on failure the device is
 // destroyed again (nothing is left half set up). Return: the swap UUID.
 Result<std::string> swap_on(Context &ctx, int id, uint64_t size, int priority, bool discard)
@@ -146,7 +152,7 @@ Result<int> run_dev_create(Context &ctx, const DevOptions &o)
 		return fail(EINVAL, "--size " + size.error().message);
 	if (o.swap && !ctx.is_root())
 		return skip(EPERM, "zbatch dev create --swap needs root");
-	auto id = swapdev_create(ctx.tree, {*size, o.codec, o.unit});
+	auto id = swapdev_create(ctx.tree, {*size, o.codec, o.unit, o.level});
 	if (!id)
 		return std::unexpected(id.error());
 	if (o.swap)
@@ -158,11 +164,12 @@ Result<int> run_dev_create(Context &ctx, const DevOptions &o)
 					    {"swap", o.swap}}));
 	else if (o.swap)
 		con.print("{0}: {1} bytes, {2}, {3} units, swap on with priority {4}\n",
-			   swapdev_node(*id), *size, o.codec, o.unit, o.priority);
+			   swapdev_node(*id), *size, codec_label(o.codec, o.level), o.unit,
+			   o.priority);
 	else
 		con.print("{0}: {1} bytes, {2}, {3} units\n"
 			   "use it: mkswap {0} && swapon -p 100 {0} (or create with --swap)\n",
-			   swapdev_node(*id), *size, o.codec, o.unit);
+			   swapdev_node(*id), *size, codec_label(o.codec, o.level), o.unit);
 	return kExitOk;
 }
 
@@ -207,14 +214,14 @@ Result<int> run_dev_setup(Context &ctx, const SetupOptions &o)
 		const uint64_t size = conf_bytes(d.size, *ram);
 		const uint64_t limit = conf_bytes(d.mem_limit, *ram);
 		auto line = fmt::format("[{}] {} bytes, {}, {} units, priority {}{}{}{}", d.name,
-					size, d.codec, d.unit, d.priority,
+					size, codec_label(d.codec, d.level), d.unit, d.priority,
 					limit ? fmt::format(", mem_limit {}", limit) : "",
 					d.discard ? ", discard" : "",
 					d.unit_adapt ? "" : ", unit_adapt 0");
 		if (o.dry_run) {
 			if (ctx.json)
 				out.push_back({{"section", d.name}, {"size", size}, {"codec", d.codec},
-					       {"unit", d.unit}, {"priority", d.priority},
+					       {"level", d.level}, {"unit", d.unit}, {"priority", d.priority},
 					       {"mem_limit", limit}, {"discard", d.discard}});
 			else
 				con.print("would set up {}\n", line);
@@ -245,7 +252,7 @@ Result<int> run_dev_setup(Context &ctx, const SetupOptions &o)
 				state.erase(it);
 			}
 		}
-		auto id = swapdev_create(ctx.tree, {size, d.codec, d.unit});
+		auto id = swapdev_create(ctx.tree, {size, d.codec, d.unit, d.level});
 		Result<std::string> uuid = std::string();
 		if (!id) {
 			uuid = std::unexpected(id.error());
@@ -395,7 +402,7 @@ Result<int> run_dev_list(Context &ctx)
 		con.print("no zbatch swap device (create one: zbatch dev create --size 1G)\n");
 		return kExitOk;
 	}
-	con.print("{:<12} {:>9} {:<7} {:<5} {:>9} {:>9} {:>9} {:>6} {:>6} {:>6} {:>7}  {}\n",
+	con.print("{:<12} {:>9} {:<9} {:<5} {:>9} {:>9} {:>9} {:>6} {:>6} {:>6} {:>7}  {}\n",
 		   "device", "size", "codec", "unit", "stored", "compr", "used", "same", "huge",
 		   "units", "partial", "swap");
 	for (const auto &d : *devs) {
@@ -403,8 +410,8 @@ Result<int> run_dev_list(Context &ctx)
 			auto it = d.unit_stat.find(k);
 			return it == d.unit_stat.end() ? 0 : it->second;
 		};
-		con.print("{:<12} {:>9} {:<7} {:<5} {:>9} {:>9} {:>9} {:>6} {:>6} {:>6} {:>7}  {}\n",
-			   d.name, mib(d.disksize), d.codec, d.unit, mib(d.orig_bytes),
+		con.print("{:<12} {:>9} {:<9} {:<5} {:>9} {:>9} {:>9} {:>6} {:>6} {:>6} {:>7}  {}\n",
+			   d.name, mib(d.disksize), codec_label(d.codec, d.level), d.unit, mib(d.orig_bytes),
 			   mib(d.compr_bytes), mib(d.used_bytes), d.same_pages, d.huge_pages,
 			   us("units"), us("partial_reads"), d.swap_use.empty() ? "no" : "yes");
 		if (d.failed_reads || d.failed_writes)
@@ -449,6 +456,11 @@ void add_dev(CLI::App &app, Action &action)
 				      "for its life");
 	c->add_option("--size", o->size, "Capacity, e.g. 512M, 2G (required)")->required();
 	c->add_option("--codec", o->codec, codec_list() + " (default lz4)");
+	c->add_option("--level", o->level,
+		      "The codec's compression level, zram's algorithm_params level: zstd -131072 "
+		      "to 22 (default 3; above 3 not with 64k units), deflate 1-9 (default 6), lz4 "
+		      "1-65537 (its acceleration: higher is faster and larger; default 1); lzo has "
+		      "none. Only where software compresses: IAA compresses at its own settings");
 	c->add_option("--unit", o->unit,
 		      "Compression unit: 4k (per page, as zram), 16k or 64k (the pages of a large "
 		      "folio compressed together: smaller, but reading one page decompresses the "

@@ -105,6 +105,7 @@ struct DevOptions {
 	bool swap = false;	// create --swap: format and swapon too
 	int priority = 100;	// with swap
 	bool discard = false;	// with swap
+	int level = 0;		// the codec's level; 0: its default
 };
 struct SetupOptions {
 	std::string config = "/etc/zbatch/swap.conf";

@@ -46,6 +46,8 @@ struct SwapConfDevice {
 	ConfSize mem_limit;	// 0: no limit
 	bool discard = false;
 	bool unit_adapt = true;	// unit-adapt: units only while they pay
+	int level = 0;		// the codec's level; 0: its default
+	unsigned int level_line = 0;
 };
 
 // @text, the contents of @file (named in the errors).

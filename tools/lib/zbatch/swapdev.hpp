@@ -21,6 +21,7 @@ struct SwapdevConfig {
 	uint64_t size = 0;		// bytes
 	std::string codec = "lz4";	// deflate, lz4, zstd, lzo
 	std::string unit = "4k";	// 4k, 16k, 64k
+	int level = 0;			// the codec's compression level; 0: its default
 };
 
 struct SwapdevInfo {
@@ -28,6 +29,7 @@ struct SwapdevInfo {
 	std::string name;		// zbatchswapN
 	uint64_t disksize = 0;
 	std::string codec, unit;
+	int level = 0;			// algorithm_params' level (0: the codec's default)
 	uint64_t mem_limit = 0;
 	// mm_stat, as zram's
 	uint64_t orig_bytes = 0, compr_bytes = 0, used_bytes = 0, max_used_bytes = 0;
@@ -43,6 +45,12 @@ struct SwapdevInfo {
 // "2G", "512M", "64k", "4096" -> bytes.
 Result<uint64_t> parse_bytes(const std::string &s);
 Result<SwapdevConfig> check_swapdev_config(const SwapdevConfig &c);
+// Whether @codec has compression levels and @level is one of them (0, the
+// default, always is): deflate 1-9, lz4 1-65537 (its acceleration: higher
+// is faster and larger, as zram's), zstd -131072 to 22 but 0; lzo none.
+// The module also refuses a zstd level whose tables do not fit a 64k
+// unit's workspace (swapdev_create() names it).
+Result<void> check_codec_level(const std::string &codec, int level);
 // Creates, configures and sizes a device; returns its number. A device
 // that cannot be configured is removed again.
 Result<int> swapdev_create(const SysfsTree &t, const SwapdevConfig &c);
