@@ -432,12 +432,12 @@ TEST(Swapdev, CompressionLevelsReachTheCodec)
 	const std::string dir = "/sys/block/zbatchswap" + std::to_string(std::stoi(id)) +
 				"/zbatch/";
 	const std::string ap = dir + "algorithm_params";
-	EXPECT_EQ(sysfs_read(ap), "algo=lz4 level=0\n");
+	EXPECT_EQ(sysfs_read(ap), "algo=lz4 level=0");
 	EXPECT_EQ(sysfs_write(ap, "level=8"), 0) << "lz4's acceleration";
 	EXPECT_EQ(sysfs_write(dir + "codec", "zstd"), 0);
-	EXPECT_EQ(sysfs_read(ap), "algo=zstd level=0\n") << "a new codec starts at its default";
+	EXPECT_EQ(sysfs_read(ap), "algo=zstd level=0") << "a new codec starts at its default";
 	EXPECT_EQ(sysfs_write(ap, "algo=zstd level=19"), 0);
-	EXPECT_EQ(sysfs_read(ap), "algo=zstd level=19\n");
+	EXPECT_EQ(sysfs_read(ap), "algo=zstd level=19");
 	EXPECT_EQ(sysfs_write(ap, "level=23"), ERANGE);
 	EXPECT_EQ(sysfs_write(ap, "algo=lz4 level=3"), EINVAL) << "not the device's codec";
 	EXPECT_EQ(sysfs_write(ap, "priority=1 level=3"), EINVAL) << "no secondary codec";
@@ -451,7 +451,7 @@ TEST(Swapdev, CompressionLevelsReachTheCodec)
 	EXPECT_EQ(sysfs_write(ap, "level=9"), 0);
 	EXPECT_EQ(sysfs_write(dir + "unit", "64k"), 0);
 	EXPECT_EQ(sysfs_write(dir + "disksize", "16M"), E2BIG);
-	EXPECT_EQ(sysfs_read(dir + "disksize"), "0\n");
+	EXPECT_EQ(sysfs_read(dir + "disksize"), "0");
 	EXPECT_EQ(sysfs_write(dir + "unit", "16k"), 0);
 	EXPECT_EQ(sysfs_write(dir + "disksize", "16M"), 0);
 	EXPECT_EQ(sysfs_write(ap, "level=3"), EBUSY) << "fixed once sized";
@@ -489,7 +489,10 @@ TEST(Swapdev, CompressionLevelsReachTheCodec)
 		// per byte stored: the two runs may swap out slightly different amounts
 		compr[level] = mid.compr_bytes * 1000 / std::max<uint64_t>(mid.orig_bytes, 1);
 	}
-	// on the real-data mix, 16 KiB blocks: zstd -5 about 2.6x, 9 about 3.0x
+	std::printf("per mille stored: zstd -5 %llu, 9 %llu\n",
+		    static_cast<unsigned long long>(compr[-5]),
+		    static_cast<unsigned long long>(compr[9]));
+	// on the real-data mix, 16 KiB blocks: zstd -5 about 2.0x, 9 about 3.0x
 	EXPECT_LT(compr[9] * 100, compr[-5] * 95)
 		<< "per mille stored: level 9 " << compr[9] << ", level -5 " << compr[-5];
 }
