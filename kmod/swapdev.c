@@ -464,7 +464,7 @@ static bool units_pay_now(const struct zb_swapdev *z)
  * stalled and is retried keeps what it chose the first time: the
  * reserves (@rvs) of a unit-sized region say a unit or a page at @index.
  */
-static bool units_pay(const struct zb_swapdev *z, struct zb_io *io, unsigned long index,
+static bool units_pay(struct zb_swapdev *z, struct zb_io *io, unsigned long index,
 		      const struct zb_reserve *rvs, unsigned int nr_rv)
 {
 	unsigned int i;
@@ -474,7 +474,7 @@ static bool units_pay(const struct zb_swapdev *z, struct zb_io *io, unsigned lon
 			return rvs[i].pages > 1;
 	if (units_pay_now(z) || !(++io->explore % ZB_ADAPT_EXPLORE))
 		return true;
-	zb_stat_add((struct zb_swapdev *)z, ZBS_UNITS_DECLINED, 1);
+	zb_stat_add(z, ZBS_UNITS_DECLINED, 1);
 	return false;
 }
 
