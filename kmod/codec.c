@@ -130,7 +130,7 @@ static int lz4_decompress(void *wrk, const void *src, unsigned int slen,
 }
 
 /*
- * ---- zstd frame at the crypto API's level (3) ----
+ * ---- zstd frame, by default at the crypto API's level (3) ----
  * Parameters are zstd's own for the input size, in steps of powers of two
  * from 4 KiB to ZBATCH_MAX_LEN (what ZSTD_compress() does when it knows
  * the size): level 3 tuned for a 64 KiB input clears 64 KiB-sized hash and
@@ -145,8 +145,11 @@ struct zb_zstd {
 	zstd_cctx *cctx;
 	zstd_dctx *dctx;
 	zstd_parameters params[ZB_ZSTD_STEPS];
-	/* another level's parameters, computed on its first use here */
-	int alt_level;
+	/*
+	 * Another level's parameters for each step, computed when the step
+	 * is first used at that level here (a context serves every device).
+	 */
+	int alt_level[ZB_ZSTD_STEPS];
 	zstd_parameters alt[ZB_ZSTD_STEPS];
 	size_t csize;
 	u8 mem[];
@@ -204,13 +207,10 @@ static int zstd_compress(void *wrk, int level, const void *src,
 	size_t n;
 
 	if (level && level != ZB_ZSTD_LEVEL) {
-		unsigned int s;
-
-		if (z->alt_level != level) {
-			for (s = 0; s < ZB_ZSTD_STEPS; s++)
-				z->alt[s] = zstd_get_params(level,
-							    1U << (ZB_ZSTD_MIN_SHIFT + s));
-			z->alt_level = level;
+		if (z->alt_level[step] != level) {
+			z->alt[step] = zstd_get_params(level,
+						       1U << (ZB_ZSTD_MIN_SHIFT + step));
+			z->alt_level[step] = level;
 		}
 		p = &z->alt[step];
 	}
@@ -290,6 +290,7 @@ static int lzo_decompress(void *wrk, const void *src, unsigned int slen,
 int zbatch_codec_level_check(unsigned int id, int level, unsigned int max_len)
 {
 	zstd_parameters p, ref = zb_zstd_params();
+	size_t room = zstd_cctx_workspace_bound(&ref.cParams);
 	unsigned int len;
 
 	if (!zbatch_codec(id))
@@ -308,13 +309,24 @@ int zbatch_codec_level_check(unsigned int id, int level, unsigned int max_len)
 				  ZBATCH_MAX_LEN);
 		for (len = 1U << ZB_ZSTD_MIN_SHIFT; len <= max_len; len <<= 1) {
 			p = zstd_get_params(level, len);
-			if (zstd_cctx_workspace_bound(&p.cParams) >
-			    zstd_cctx_workspace_bound(&ref.cParams))
+			if (zstd_cctx_workspace_bound(&p.cParams) > room)
 				return -E2BIG;
 		}
 		return 0;
 	}
 	return -EOPNOTSUPP;
+}
+
+/* @level as compress ops take it: the codec's own default level is 0. */
+int zbatch_codec_level_norm(unsigned int id, int level)
+{
+	static const int dflt[ZBATCH_CODEC_NR] = {
+		[ZBATCH_CODEC_DEFLATE] = 6,
+		[ZBATCH_CODEC_LZ4] = LZ4_ACCELERATION_DEFAULT,
+		[ZBATCH_CODEC_ZSTD] = ZB_ZSTD_LEVEL,
+	};
+
+	return id < ZBATCH_CODEC_NR && dflt[id] == level ? 0 : level;
 }
 
 #define ZB_CODEC(id, pfx) \

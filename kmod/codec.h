@@ -33,6 +33,7 @@ const struct zbatch_codec_ops *zbatch_codec(unsigned int id);
 const char *zbatch_codec_name(unsigned int id);	/* uapi ZBATCH_CODEC_NAMES */
 int zbatch_codec_by_name(const char *name);
 int zbatch_codec_level_check(unsigned int id, int level, unsigned int max_len);
+int zbatch_codec_level_norm(unsigned int id, int level);
 void zbatch_ctx_free(struct zbatch_ctx *ctx);
 /* Bytes of a context prepared for every codec (an engine's). */
 size_t zbatch_ctx_bytes(void);

@@ -34,10 +34,12 @@ unsigned int zbatch_cost_helpers(u64 work_ns, unsigned int nr,
 
 /*
  * Whether a run's time is a sample of @op's cost: the cost per KiB is the
- * codec's at its default level; a compress at another level (a swap
+ * codec's at its default level (@level 0: callers pass the default as 0,
+ * zbatch_codec_level_norm()); a compress at another level (a swap
  * device's, up to 100 times dearer for zstd) is left out, so that one
- * device's level does not move every other user's dispatch. Dispatch for
- * such a device errs towards running inline.
+ * device's level does not move every other user's dispatch. Its own
+ * batches are then priced at the default level's cost: a dearer level is
+ * handed to engines less than it would pay, a cheaper one more.
  */
 static inline bool zbatch_cost_counts(int level, enum zbatch_op op)
 {

@@ -121,7 +121,7 @@ static struct zb_io *io_alloc(unsigned int codec, int level, int node)
 	if (!io)
 		return NULL;
 	io->codec = codec;
-	io->level = level;
+	io->level = zbatch_codec_level_norm(codec, level);
 	io->out = kvmalloc_node(ZB_OUT, GFP_KERNEL, node);
 	io->scratch = kvmalloc_node(ZB_WIN, GFP_KERNEL, node);
 	if (!io->out || !io->scratch || zbatch_ctx_prepare(&io->ctx, codec)) {
@@ -1115,9 +1115,9 @@ static ssize_t disksize_store(struct device *d, struct device_attribute *a,
 	ret = zbatch_codec_level_check(z->codec, z->level,
 				       z->unit_pages * PAGE_SIZE);
 	if (ret) {
-		pr_warn("zbatchswap%d: %s level %d cannot compress %u KiB units (%d): set algorithm_params or the unit first\n",
-			z->id, zbatch_codec_name(z->codec), z->level,
-			z->unit_pages * 4, ret);
+		pr_warn_ratelimited("zbatchswap%d: %s level %d does not fit %lu KiB units (%d)\n",
+				    z->id, zbatch_codec_name(z->codec), z->level,
+				    z->unit_pages * PAGE_SIZE / SZ_1K, ret);
 		goto out;
 	}
 	ret = zb_store_init(z, size);
@@ -1183,9 +1183,8 @@ static ssize_t codec_store(struct device *d, struct device_attribute *a,
 	if (z->disksize) {
 		c = -EBUSY;
 	} else {
-		/* a level is the codec's: a new codec starts at its default */
-		if (z->codec != c)
-			z->level = 0;
+		/* as zram's: writing the codec resets its parameters */
+		z->level = 0;
 		z->codec = c;
 	}
 	up_write(&z->init_lock);

@@ -661,8 +661,14 @@ TEST(CmdDev, CreateWithALevel)
 	o.level = 23;
 	auto r = run_dev_create(s.ctx, o);
 	ASSERT_FALSE(r);
-	EXPECT_EQ(r.error().message, "--level 23: zstd levels are -131072 to 22 but 0 (negative: "
-				     "faster), default 3");
+	EXPECT_EQ(r.error().message, "--level 23: zstd levels are -131072 to 22 (negative: "
+				     "faster; 0: the default, 3)");
+	o.level = 9;
+	o.unit = "64k";
+	r = run_dev_create(s.ctx, o);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().code, E2BIG);
+	o.unit = "16k";
 	o.codec = "lzo";
 	o.level = 1;
 	r = run_dev_create(s.ctx, o);
@@ -680,6 +686,25 @@ TEST(CmdDev, CreateWithALevel)
 	s.ctx.json = true;
 	ASSERT_EQ(exit_of(run_dev_list(s.ctx)), 0);
 	EXPECT_EQ(parse_json(s.con.out)[0]["level"], 9) << s.con.out;
+}
+
+// An older module without algorithm_params: a level is refused naming why
+// and the device is removed again; without --level nothing changes.
+TEST(CmdDev, CreateWithALevelOnAModuleWithoutLevels)
+{
+	FakeSystem s;
+	s.load_module();
+	s.tree.put("/sys/kernel/zbatch/swapdev/hot_add", "3\n");
+	for (const char *f : {"codec", "unit", "disksize"})
+		s.tree.put(std::string("/sys/block/zbatchswap3/zbatch/") + f, "");
+	DevOptions o{"1G", "zstd", "16k"};
+	o.level = 9;
+	auto r = run_dev_create(s.ctx, o);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "zbatchswap3: the loaded zbatch has no compression levels "
+				     "(algorithm_params): load this version's module");
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/swapdev/hot_remove"), "3");
+	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/disksize"), "") << "never sized";
 }
 
 TEST(CmdDev, CreateRefusesBadSettingsBeforeTouchingSysfs)

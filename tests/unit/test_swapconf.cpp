@@ -57,8 +57,11 @@ TEST(SwapConf, ErrorsNameFileLineAndKey)
 						    "unit-adapt)"},
 		// the level is checked against the section's codec, set before or after it
 		{"[a]\nsize = 1G\nlevel = 23\ncodec = zstd\n",
-		 "swap.conf:3: key 'level': zstd levels are -131072 to 22 but 0 (negative: "
-		 "faster), default 3"},
+		 "swap.conf:3: key 'level': zstd levels are -131072 to 22 (negative: faster; 0: "
+		 "the default, 3)"},
+		{"[a]\nsize = 1G\ncodec = zstd\nlevel = 9\nunit = 64k\n",
+		 "swap.conf:4: key 'level': zstd levels above 3 need larger tables than 64k units "
+		 "allow; they fit 4k and 16k units"},
 		{"[a]\nsize = 1G\nlevel = 3\ncodec = lzo\n",
 		 "swap.conf:3: key 'level': lzo has no compression levels"},
 		{"[a]\nsize = 1G\nlevel = 70000\n",

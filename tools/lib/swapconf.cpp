@@ -159,7 +159,7 @@ Result<std::vector<SwapConfDevice>> parse_swap_conf(const std::string &file,
 			return fail(EINVAL, fmt::format("{}:{}: [{}] has no size (size = 25% or "
 							"size = 4G)", file, d.line, d.name));
 		// once the section's codec is known, wherever it was set
-		if (auto l = check_codec_level(d.codec, d.level); !l)
+		if (auto l = check_codec_level(d.codec, d.level, d.unit); !l)
 			return fail(EINVAL, fmt::format("{}:{}: key 'level': {}", file, d.level_line,
 							l.error().message.substr(
 								l.error().message.find(": ") + 2)));

@@ -17,6 +17,9 @@ namespace zbatch {
 
 namespace {
 
+const char *const kZstd64kLevels =
+	"zstd levels above 3 need larger tables than 64k units allow; they fit 4k and 16k units";
+
 // A statistic: 0 when missing or not a number (listed, not fatal).
 uint64_t to_u64(const std::string &s)
 {
@@ -62,7 +65,7 @@ Result<uint64_t> parse_bytes(const std::string &s)
 	return v << shift;
 }
 
-Result<void> check_codec_level(const std::string &codec, int level)
+Result<void> check_codec_level(const std::string &codec, int level, const std::string &unit)
 {
 	struct Range {
 		const char *codec;
@@ -73,7 +76,7 @@ Result<void> check_codec_level(const std::string &codec, int level)
 		{"deflate", 1, 9, "1 (fastest) to 9 (smallest), default 6"},
 		{"lz4", 1, 65537, "1 to 65537, lz4's acceleration: higher is faster and "
 				  "compresses less, default 1"},
-		{"zstd", -131072, 22, "-131072 to 22 but 0 (negative: faster), default 3"},
+		{"zstd", -131072, 22, "-131072 to 22 (negative: faster; 0: the default, 3)"},
 	};
 	if (!level)
 		return {};
@@ -82,6 +85,9 @@ Result<void> check_codec_level(const std::string &codec, int level)
 			if (level < r.lo || level > r.hi)
 				return fail(ERANGE, fmt::format("--level {}: {} levels are {}", level,
 								codec, r.what));
+			if (codec == "zstd" && level > 3 && unit == "64k")
+				return fail(E2BIG, fmt::format("--level {}: {}", level,
+								kZstd64kLevels));
 			return {};
 		}
 	return fail(EINVAL, fmt::format("--level {}: {} has no compression levels", level, codec));
@@ -96,7 +102,7 @@ Result<SwapdevConfig> check_swapdev_config(const SwapdevConfig &c)
 	static const std::vector<std::string> units = {ZBATCH_SWAPDEV_UNIT_NAMES};
 	if (std::ranges::find(units, c.unit) == units.end())
 		return fail(EINVAL, fmt::format("--unit {}: one of {}", c.unit, fmt::join(units, ", ")));
-	if (auto l = check_codec_level(c.codec, c.level); !l)
+	if (auto l = check_codec_level(c.codec, c.level, c.unit); !l)
 		return std::unexpected(l.error());
 	return c;
 }
@@ -125,15 +131,16 @@ Result<int> swapdev_create(const SysfsTree &t, const SwapdevConfig &c)
 		if (auto w = t.write(dir + "/" + file, value); !w) {
 			(void)t.write(kSwapdevCtl + "/hot_remove", std::to_string(n));
 			if (file == "algorithm_params" && w.error().code == E2BIG)
-				return fail(E2BIG, fmt::format("{}: {} level {} needs larger tables than "
-							       "{} units allow (zstd levels above 3 "
-							       "fit 4k and 16k units, not 64k)",
+				return fail(E2BIG, fmt::format("{}: {} level {} needs larger tables "
+							       "than {} units allow ({})",
 							       swapdev_name(n), c.codec, c.level,
-							       c.unit));
+							       c.unit, kZstd64kLevels));
 			if (file == "algorithm_params" && w.error().code == ENOENT)
-				return fail(ENOENT, fmt::format("{}: the loaded zbatch has no compression "
-							       "levels (algorithm_params): load this "
-							       "version's module", swapdev_name(n)));
+				return fail(ENOENT,
+					    fmt::format("{}: the loaded zbatch has no compression "
+							"levels (algorithm_params): load this "
+							"version's module",
+							swapdev_name(n)));
 			return fail(w.error().code, fmt::format("{}: {} {}: {}", swapdev_name(n), file,
 								value, w.error().message));
 		}

@@ -402,7 +402,7 @@ Result<int> run_dev_list(Context &ctx)
 		con.print("no zbatch swap device (create one: zbatch dev create --size 1G)\n");
 		return kExitOk;
 	}
-	con.print("{:<12} {:>9} {:<9} {:<5} {:>9} {:>9} {:>9} {:>6} {:>6} {:>6} {:>7}  {}\n",
+	con.print("{:<12} {:>9} {:<12} {:<5} {:>9} {:>9} {:>9} {:>6} {:>6} {:>6} {:>7}  {}\n",
 		   "device", "size", "codec", "unit", "stored", "compr", "used", "same", "huge",
 		   "units", "partial", "swap");
 	for (const auto &d : *devs) {
@@ -410,7 +410,7 @@ Result<int> run_dev_list(Context &ctx)
 			auto it = d.unit_stat.find(k);
 			return it == d.unit_stat.end() ? 0 : it->second;
 		};
-		con.print("{:<12} {:>9} {:<9} {:<5} {:>9} {:>9} {:>9} {:>6} {:>6} {:>6} {:>7}  {}\n",
+		con.print("{:<12} {:>9} {:<12} {:<5} {:>9} {:>9} {:>9} {:>6} {:>6} {:>6} {:>7}  {}\n",
 			   d.name, mib(d.disksize), codec_label(d.codec, d.level), d.unit, mib(d.orig_bytes),
 			   mib(d.compr_bytes), mib(d.used_bytes), d.same_pages, d.huge_pages,
 			   us("units"), us("partial_reads"), d.swap_use.empty() ? "no" : "yes");

@@ -45,12 +45,13 @@ struct SwapdevInfo {
 // "2G", "512M", "64k", "4096" -> bytes.
 Result<uint64_t> parse_bytes(const std::string &s);
 Result<SwapdevConfig> check_swapdev_config(const SwapdevConfig &c);
-// Whether @codec has compression levels and @level is one of them (0, the
-// default, always is): deflate 1-9, lz4 1-65537 (its acceleration: higher
-// is faster and larger, as zram's), zstd -131072 to 22 but 0; lzo none.
-// The module also refuses a zstd level whose tables do not fit a 64k
-// unit's workspace (swapdev_create() names it).
-Result<void> check_codec_level(const std::string &codec, int level);
+// Whether @codec has compression levels and @level is one of them for
+// @unit (0, the default, always is): deflate 1-9, lz4 1-65537 (its
+// acceleration: higher is faster and larger, as zram's), zstd -131072 to
+// 22, above 3 not with 64k units (the module's workspace: it refuses the
+// same, E2BIG); lzo none.
+Result<void> check_codec_level(const std::string &codec, int level,
+			       const std::string &unit = "4k");
 // Creates, configures and sizes a device; returns its number. A device
 // that cannot be configured is removed again.
 Result<int> swapdev_create(const SysfsTree &t, const SwapdevConfig &c);
