@@ -116,6 +116,7 @@ public:
 	std::vector<std::string> calls;		// "format DEV BYTES", "enable DEV PRIO d", ...
 	zbatch::Result<void> format_result, enable_result, disable_result;
 	std::function<void()> after_disable;	// e.g. the device leaves /proc/swaps
+	std::function<void(const std::string &)> after_format;	// e.g. the next device
 	std::map<std::string, std::string> uuids;	// device -> its swap header's UUID
 	zbatch::Result<std::string> format(const std::string &dev, uint64_t bytes) override
 	{
@@ -123,7 +124,10 @@ public:
 		if (!format_result)
 			return std::unexpected(format_result.error());
 		uuids[dev] = "uuid-" + std::to_string(++formatted);
-		return uuids[dev];
+		std::string uuid = uuids[dev];
+		if (after_format)
+			after_format(dev);
+		return uuid;
 	}
 	zbatch::Result<void> uuid_error;	// uuid() fails with it when set
 	zbatch::Result<std::string> uuid(const std::string &dev) override

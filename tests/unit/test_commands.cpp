@@ -869,6 +869,36 @@ TEST(CmdDev, SetupAndTeardownFailuresNameTheDeviceAndKeepTheState)
 		<< r.error().message;
 }
 
+// Two devices, the second failing: the first is set up and recorded, the
+// second removed again, the error names only it.
+TEST(CmdDev, SetupOfTwoDevicesWhereOneFails)
+{
+	FakeSystem s;
+	device_three(s);
+	s.tree.put("/etc/zbatch/swap.conf", "[a]\nsize = 1G\n\n[b]\nsize = 2G\ncodec = zstd\n");
+	// once the first device is formatted, the module's next is zbatchswap4,
+	// and formatting it fails
+	s.swap.after_format = [&s](const std::string &dev) {
+		if (!dev.ends_with("/dev/zbatchswap3"))	// under the fake root
+			return;
+		s.tree.put("/sys/kernel/zbatch/swapdev/hot_add", "4\n");
+		for (const char *f : {"codec", "unit", "disksize", "mem_limit"})
+			s.tree.put(std::string("/sys/block/zbatchswap4/zbatch/") + f, "");
+		s.swap.format_result = zbatch::fail(EIO, "/dev/zbatchswap4: write error");
+	};
+	auto r = run_dev_setup(s.ctx, {"/etc/zbatch/swap.conf", false});
+	ASSERT_FALSE(r) << s.con.out << s.con.err << ::testing::PrintToString(s.swap.calls);
+	EXPECT_EQ(r.error().message, "/etc/zbatch/swap.conf: 1 of 2 devices not set up:\n"
+				     "  [b] (line 4): /dev/zbatchswap4: write error");
+	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/disksize"), "1073741824");
+	EXPECT_EQ(s.read("/sys/block/zbatchswap4/zbatch/codec"), "zstd");
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/swapdev/hot_remove"), "4") << "[b] left half set up";
+	EXPECT_EQ(s.read("/run/zbatch/swap.state"), "a 3 uuid-1") << "[a] not recorded";
+	ASSERT_EQ(s.swap.calls.size(), 3u);
+	EXPECT_TRUE(s.swap.calls[1].ends_with("/dev/zbatchswap3 100")) << s.swap.calls[1];
+	EXPECT_TRUE(s.swap.calls[2].ends_with("/dev/zbatchswap4 2147483648")) << s.swap.calls[2];
+}
+
 // Device numbers are reused: a device setup made, destroyed by hand and
 // its number taken by another, is not torn down (its swap header's UUID
 // differs); dev destroy forgets what it destroys.
