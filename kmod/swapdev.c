@@ -1183,7 +1183,7 @@ static ssize_t codec_store(struct device *d, struct device_attribute *a,
 	if (z->disksize) {
 		c = -EBUSY;
 	} else {
-		/* as zram's: writing the codec resets its parameters */
+		/* writing the codec resets its level (zram's keeps its params) */
 		z->level = 0;
 		z->codec = c;
 	}

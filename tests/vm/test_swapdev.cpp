@@ -438,7 +438,7 @@ TEST(Swapdev, CompressionLevelsReachTheCodec)
 	EXPECT_EQ(sysfs_read(ap), "algo=zstd level=0") << "a new codec starts at its default";
 	EXPECT_EQ(sysfs_write(ap, "level=5"), 0);
 	EXPECT_EQ(sysfs_write(dir + "codec", "zstd"), 0);
-	EXPECT_EQ(sysfs_read(ap), "algo=zstd level=0") << "writing the codec resets, as zram's";
+	EXPECT_EQ(sysfs_read(ap), "algo=zstd level=0") << "writing the codec resets the level";
 	EXPECT_EQ(sysfs_write(ap, "algo=zstd level=19"), 0);
 	EXPECT_EQ(sysfs_read(ap), "algo=zstd level=19");
 	EXPECT_EQ(sysfs_write(ap, "level=23"), ERANGE);

@@ -131,8 +131,7 @@ Result<int> swapdev_create(const SysfsTree &t, const SwapdevConfig &c)
 		if (auto w = t.write(dir + "/" + file, value); !w) {
 			(void)t.write(kSwapdevCtl + "/hot_remove", std::to_string(n));
 			if (file == "algorithm_params" && w.error().code == E2BIG)
-				return fail(E2BIG, fmt::format("{}: {} level {} needs larger tables "
-							       "than {} units allow ({})",
+				return fail(E2BIG, fmt::format("{}: {} level {} with {} units: {}",
 							       swapdev_name(n), c.codec, c.level,
 							       c.unit, kZstd64kLevels));
 			if (file == "algorithm_params" && w.error().code == ENOENT)

@@ -49,9 +49,9 @@ Result<SwapdevConfig> check_swapdev_config(const SwapdevConfig &c);
 // @unit (0, the default, always is): deflate 1-9, lz4 1-65537 (its
 // acceleration: higher is faster and larger, as zram's), zstd -131072 to
 // 22, above 3 not with 64k units (the module's workspace: it refuses the
-// same, E2BIG); lzo none.
-Result<void> check_codec_level(const std::string &codec, int level,
-			       const std::string &unit = "4k");
+// same, E2BIG; 64k is 16 pages of x86-64's 4 KiB); lzo none. The error
+// message is "--level N: REASON".
+Result<void> check_codec_level(const std::string &codec, int level, const std::string &unit);
 // Creates, configures and sizes a device; returns its number. A device
 // that cannot be configured is removed again.
 Result<int> swapdev_create(const SysfsTree &t, const SwapdevConfig &c);
