@@ -620,6 +620,19 @@ TEST(CmdSwap, ProgressOnATerminal)
 
 // ---- dev ----
 
+namespace {
+
+// Device @id as the module lists it: 1 MiB, @codec and @unit choice lines.
+void list_device(FakeSystem &s, int id, const char *codec, const char *unit)
+{
+	const std::string dir = "/sys/block/zbatchswap" + std::to_string(id) + "/zbatch/";
+	s.tree.put(dir + "disksize", "1048576\n");
+	s.tree.put(dir + "codec", std::string(codec) + "\n");
+	s.tree.put(dir + "unit", std::string(unit) + "\n");
+}
+
+} // namespace
+
 TEST(CmdDev, CreateWritesTheSettings)
 {
 	FakeSystem s;
@@ -676,9 +689,8 @@ TEST(CmdDev, CreateWithALevel)
 	EXPECT_EQ(r.error().message, "--level 1: lzo has no compression levels");
 	EXPECT_EQ(s.read("/sys/block/zbatchswap4/zbatch/codec"), "") << "no device configured";
 	// listed with its level
+	list_device(s, 3, "deflate lz4 [zstd] lzo", "4k [16k] 64k");
 	s.tree.put("/sys/block/zbatchswap3/zbatch/algorithm_params", "algo=zstd level=9\n");
-	s.tree.put("/sys/block/zbatchswap3/zbatch/codec", "deflate lz4 [zstd] lzo\n");
-	s.tree.put("/sys/block/zbatchswap3/zbatch/unit", "4k [16k] 64k\n");
 	s.con.out.clear();
 	ASSERT_EQ(exit_of(run_dev_list(s.ctx)), 0);
 	EXPECT_TRUE(contains(s.con.out, "zstd:9")) << s.con.out;
@@ -730,9 +742,7 @@ TEST(CmdDev, ListAndDestroy)
 	s.load_module();
 	ASSERT_EQ(exit_of(run_dev_list(s.ctx)), 0);
 	EXPECT_TRUE(contains(s.con.out, "no zbatch swap device")) << s.con.out;
-	s.tree.put("/sys/block/zbatchswap0/zbatch/disksize", "1048576\n");
-	s.tree.put("/sys/block/zbatchswap0/zbatch/codec", "deflate [lz4] zstd lzo\n");
-	s.tree.put("/sys/block/zbatchswap0/zbatch/unit", "[4k] 16k 64k\n");
+	list_device(s, 0, "deflate [lz4] zstd lzo", "[4k] 16k 64k");
 	s.tree.put("/proc/swaps", "Filename Type Size Used Priority\n/dev/zbatchswap0 partition 1024 0 100\n");
 	s.con.out.clear();
 	ASSERT_EQ(exit_of(run_dev_list(s.ctx)), 0);

@@ -159,14 +159,9 @@ Result<std::vector<SwapConfDevice>> parse_swap_conf(const std::string &file,
 			return fail(EINVAL, fmt::format("{}:{}: [{}] has no size (size = 25% or "
 							"size = 4G)", file, d.line, d.name));
 		// once the section's codec is known, wherever it was set
-		if (auto l = check_codec_level(d.codec, d.level, d.unit); !l) {
-			// "--level N: REASON": the reason, under the file's name
-			const auto &m = l.error().message;
-			auto colon = m.find(": ");
+		if (auto l = check_codec_level(d.codec, d.level, d.unit); !l)
 			return fail(EINVAL, fmt::format("{}:{}: key 'level': {}", file, d.level_line,
-							colon == std::string::npos ?
-								m : m.substr(colon + 2)));
-		}
+							l.error().message));
 	}
 	return devs;
 }

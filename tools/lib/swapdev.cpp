@@ -83,14 +83,12 @@ Result<void> check_codec_level(const std::string &codec, int level, const std::s
 	for (const auto &r : ranges)
 		if (codec == r.codec) {
 			if (level < r.lo || level > r.hi)
-				return fail(ERANGE, fmt::format("--level {}: {} levels are {}", level,
-								codec, r.what));
+				return fail(ERANGE, fmt::format("{} levels are {}", codec, r.what));
 			if (codec == "zstd" && level > 3 && unit == "64k")
-				return fail(E2BIG, fmt::format("--level {}: {}", level,
-								kZstd64kLevels));
+				return fail(E2BIG, kZstd64kLevels);
 			return {};
 		}
-	return fail(EINVAL, fmt::format("--level {}: {} has no compression levels", level, codec));
+	return fail(EINVAL, fmt::format("{} has no compression levels", codec));
 }
 
 Result<SwapdevConfig> check_swapdev_config(const SwapdevConfig &c)
@@ -103,7 +101,7 @@ Result<SwapdevConfig> check_swapdev_config(const SwapdevConfig &c)
 	if (std::ranges::find(units, c.unit) == units.end())
 		return fail(EINVAL, fmt::format("--unit {}: one of {}", c.unit, fmt::join(units, ", ")));
 	if (auto l = check_codec_level(c.codec, c.level, c.unit); !l)
-		return std::unexpected(l.error());
+		return fail(l.error().code, fmt::format("--level {}: {}", c.level, l.error().message));
 	return c;
 }
 

@@ -50,7 +50,7 @@ Result<SwapdevConfig> check_swapdev_config(const SwapdevConfig &c);
 // acceleration: higher is faster and larger, as zram's), zstd -131072 to
 // 22, above 3 not with 64k units (the module's workspace: it refuses the
 // same, E2BIG; 64k is 16 pages of x86-64's 4 KiB); lzo none. The error
-// message is "--level N: REASON".
+// message is the reason alone: each caller says where the level came from.
 Result<void> check_codec_level(const std::string &codec, int level, const std::string &unit);
 // Creates, configures and sizes a device; returns its number. A device
 // that cannot be configured is removed again.
