@@ -102,6 +102,7 @@ struct zb_io {
 	struct zbatch_ctx ctx;	/* prepared for codec */
 	u8 *out;		/* compressed data in or out, ZB_OUT */
 	u8 *scratch;		/* units read in part, ZB_WIN */
+	struct zb_bd_reads bd;	/* written-back pages to read */
 };
 
 static void io_free(struct zb_io *io)
@@ -214,6 +215,13 @@ static void io_reset(struct zb_io *io)
 	io_batch_init(io);
 	io->used = 0;
 	io->sused = 0;
+}
+
+/* A read that failed: forget what it gathered (its batch has finished). */
+static void io_abort(struct zb_io *io)
+{
+	zb_bd_reads_drop(&io->bd);
+	io_reset(io);
 }
 
 /* Other CPUs' streams a task tries before it waits for its own. */
@@ -622,7 +630,7 @@ static int zb_write(struct zb_swapdev *z, unsigned long index, const u8 *src,
 }
 
 /* ---- read ---- */
-static int io_load(struct zb_swapdev *z, struct zb_io *io)
+static int io_decompress(struct zb_swapdev *z, struct zb_io *io)
 {
 	unsigned int i, p;
 
@@ -646,6 +654,18 @@ static int io_load(struct zb_swapdev *z, struct zb_io *io)
 			memcpy(it->to[p], it->scratch + p * PAGE_SIZE, PAGE_SIZE);
 	}
 	return 0;
+}
+
+/* What @io gathered, decompressed and read from the backing device. */
+static int io_load(struct zb_swapdev *z, struct zb_io *io)
+{
+	int ret = io_decompress(z, io);
+
+	if (ret) {
+		zb_bd_reads_drop(&io->bd);
+		return ret;
+	}
+	return zb_bd_reads_run(&io->bd);
 }
 
 /* A unit of at most this many pages may be decompressed in place. */
@@ -701,9 +721,9 @@ static int read_mapped(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
  * slot breaks the store's invariants or the object does not decompress.
  */
 static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long index,
-		       u8 *const *dst, unsigned int n, bool alone)
+		       u8 *const *dst, unsigned int n, bool alone, bool bg)
 {
-	unsigned int i, off = index % z->unit_pages, bytes = 0, reqs = 0;
+	unsigned int i, off = index % z->unit_pages, bytes = 0, reqs = 0, wbs = 0;
 	const struct zb_unit *u = NULL;
 	unsigned long mine = 0;		/* region pages still in unit u */
 	bool whole = true, direct;
@@ -712,8 +732,14 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 
 	zb_slots_lock(z, index, n);
 	for (i = 0; i < n; i++) {
+		if (!dst[i]) {		/* not wanted (writeback's gaps) */
+			whole = false;
+			continue;
+		}
 		zb_slot_view(z, index + i, &v);
-		if (v.kind == ZB_VIEW_PAGE) {
+		if (v.kind == ZB_VIEW_WB) {
+			wbs++;
+		} else if (v.kind == ZB_VIEW_PAGE) {
 			reqs++;
 			bytes += v.len;
 		} else if (v.kind == ZB_VIEW_UNIT) {
@@ -729,7 +755,7 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 			u = v.unit;
 			mine |= BIT(i);
 		}
-		if (i && dst[i] != dst[0] + i * PAGE_SIZE)
+		if (whole && i && dst[i] != dst[0] + i * PAGE_SIZE)
 			whole = false;
 	}
 	whole = whole && u && n == u->nr_pages && mine == GENMASK(n - 1, 0);
@@ -741,17 +767,25 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 	direct = alone && !io->n && io_alone(io, reqs) &&
 		 (!u || (u->nr_handles == 1 && u->nr_pages <= ZB_DIRECT_PAGES));
 	if (io->n + reqs > ZB_IO_REQS || io->used + bytes > ZB_OUT ||
+	    io->bd.n + wbs > ZB_BD_READS ||
 	    (u && !whole && io->sused + u->nr_pages * PAGE_SIZE > ZB_WIN)) {
 		ret = -EAGAIN;
 		goto out;
 	}
-	if (u)	/* once per region: past the -EAGAIN above */
+	if (u && !bg)	/* once per region: past the -EAGAIN above */
 		adapt_count(z, !off && n == u->nr_pages);
 	for (i = 0; i < n; i++) {
 		u8 *cbuf = io->out + io->used;
 
+		if (!dst[i])
+			continue;
+		if (!bg)
+			zb_slot_accessed(z, index + i);
 		zb_slot_view(z, index + i, &v);
 		switch (v.kind) {
+		case ZB_VIEW_WB:
+			zb_bd_read_add(z, &io->bd, v.word, dst[i]);
+			break;
 		case ZB_VIEW_EMPTY:
 			memset(dst[i], 0, PAGE_SIZE);	/* never written: zeros */
 			break;
@@ -833,6 +867,7 @@ struct zb_reader {
 	 * each region is decompressed straight from zsmalloc as it comes.
 	 */
 	bool direct;
+	bool bg;			/* writeback's: not the user's access */
 	u8 *dst[ZB_UNIT_MAX_PAGES];
 };
 
@@ -844,12 +879,12 @@ static int reader_region(struct zb_reader *r)
 	if (!r->n)
 		return 0;
 	alone = r->direct || (r->index == r->start && r->index + r->n == r->end);
-	ret = read_region(r->z, r->io, r->index, r->dst, r->n, alone);
-	if (ret == -EAGAIN && !WARN_ON_ONCE(!r->io->n)) {
+	ret = read_region(r->z, r->io, r->index, r->dst, r->n, alone, r->bg);
+	if (ret == -EAGAIN && !WARN_ON_ONCE(!r->io->n && !r->io->bd.n)) {
 		ret = io_load(r->z, r->io);
 		io_reset(r->io);
 		if (!ret)
-			ret = read_region(r->z, r->io, r->index, r->dst, r->n, alone);
+			ret = read_region(r->z, r->io, r->index, r->dst, r->n, alone, r->bg);
 	}
 	r->index += r->n;
 	r->n = 0;
@@ -872,7 +907,42 @@ static int reader_finish(struct zb_reader *r)
 
 	if (!ret)
 		ret = io_load(r->z, r->io);
+	else
+		zb_bd_reads_drop(&r->io->bd);
 	io_reset(r->io);
+	return ret;
+}
+
+/*
+ * Writeback's read of the pages it chose, @index[0..n) ascending, into
+ * @dst[]: on a stream, a unit-sized region at a time (the pages it did
+ * not choose left out), batched as a bio's read is; not counted as the
+ * user's reads (units_pay(), idle marks).
+ */
+int zb_read_for_writeback(struct zb_swapdev *z, const unsigned long *index,
+			  u8 *const *dst, unsigned int n)
+{
+	struct zb_reader r = { .z = z, .start = ULONG_MAX, .bg = true };
+	struct zb_stream *stm;
+	unsigned int i = 0;
+	int ret = 0;
+
+	r.io = io_get(z, &stm);
+	while (i < n && !ret) {
+		unsigned long region = round_down(index[i], z->unit_pages);
+
+		memset(r.dst, 0, sizeof(r.dst));
+		r.index = region;
+		for (; i < n && index[i] < region + z->unit_pages; i++)
+			r.dst[index[i] - region] = dst[i];
+		r.n = index[i - 1] - region + 1;
+		ret = reader_region(&r);
+	}
+	if (!ret)
+		ret = reader_finish(&r);
+	else
+		io_abort(r.io);
+	io_put(stm);
 	return ret;
 }
 
@@ -1010,6 +1080,8 @@ static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 	if (!write) {
 		if (!ret)
 			ret = reader_finish(&r);
+		else
+			io_abort(r.io);
 		io_put(stm);
 	}
 	bio_end_io_acct(bio, start);
@@ -1083,6 +1155,12 @@ static const struct block_device_operations zb_fops = {
 	.submit_bio = zb_submit_bio,
 	.swap_slot_free_notify = zb_slot_free_notify,
 };
+
+/* Whether @bdev is one of ours (it cannot back a swap device). */
+bool zb_is_swapdev(struct block_device *bdev)
+{
+	return bdev->bd_disk->fops == &zb_fops;
+}
 
 /* ---- per-device sysfs: /sys/block/zbatchswapN/zbatch/ ---- */
 static struct zb_swapdev *dev_z(struct device *d)
@@ -1350,7 +1428,7 @@ static ssize_t unit_stat_show(struct device *d, struct device_attribute *a, char
 			  "miss_free %llu\ncomp_errors %llu\ndecomp_redone %llu\n"
 			  "write_stalls %llu\nstream_waits %llu\ndirect_reads %llu\n"
 			  "direct_bios %llu\nunit_reads_whole %llu\nunit_reads_part %llu\n"
-			  "units_declined %llu\n",
+			  "units_declined %llu\nwriteback_failed %llu\nbd_read_failed %llu\n",
 			  st(z, ZBS_UNITS), st(z, ZBS_UNIT_FALLBACKS), st(z, ZBS_PARTIAL_READS),
 			  st(z, ZBS_PARTIAL_READ_BYTES), st(z, ZBS_PARTIAL_WRITES),
 			  st(z, ZBS_LIMIT_REFUSED), st(z, ZBS_MISS_FREE),
@@ -1358,7 +1436,8 @@ static ssize_t unit_stat_show(struct device *d, struct device_attribute *a, char
 			  st(z, ZBS_WRITE_STALLS), st(z, ZBS_STREAM_WAITS),
 			  st(z, ZBS_DIRECT_READS), st(z, ZBS_DIRECT_BIOS),
 			  st(z, ZBS_UNIT_READS_WHOLE), st(z, ZBS_UNIT_READS_PART),
-			  st(z, ZBS_UNITS_DECLINED));
+			  st(z, ZBS_UNITS_DECLINED), st(z, ZBS_BD_WRITE_FAILED),
+			  st(z, ZBS_BD_READ_FAILED));
 }
 
 /* Requests per batch of device I/O: "size writes reads", sizes with any. */
@@ -1394,7 +1473,11 @@ static struct attribute *zb_attrs[] = {
 	&dev_attr_disksize.attr, &dev_attr_unit.attr, &dev_attr_codec.attr,
 	&dev_attr_algorithm_params.attr,
 	&dev_attr_mem_limit.attr, &dev_attr_unit_adapt.attr, &dev_attr_mm_stat.attr,
-	&dev_attr_io_stat.attr, &dev_attr_unit_stat.attr, &dev_attr_batch_stat.attr, NULL,
+	&dev_attr_io_stat.attr, &dev_attr_unit_stat.attr, &dev_attr_batch_stat.attr,
+	/* writeback: swapdev_wb.c */
+	&dev_attr_backing_dev.attr, &dev_attr_idle.attr, &dev_attr_writeback.attr,
+	&dev_attr_writeback_limit.attr, &dev_attr_writeback_limit_enable.attr,
+	&dev_attr_bd_stat.attr, NULL,
 };
 
 static const struct attribute_group zb_group = {
@@ -1438,10 +1521,13 @@ static int zb_add(void)
 	z->unit_pages = 1;
 	z->unit_adapt = true;
 	init_rwsem(&z->init_lock);
+	ret = zb_bd_init(z);
+	if (ret)
+		goto err_idr;
 	z->disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
 	if (IS_ERR(z->disk)) {
 		ret = PTR_ERR(z->disk);
-		goto err_idr;
+		goto err_bd;
 	}
 	z->disk->major = zb_major;
 	z->disk->first_minor = id;
@@ -1458,6 +1544,8 @@ static int zb_add(void)
 
 err_disk:
 	put_disk(z->disk);
+err_bd:
+	zb_bd_destroy(z);
 err_idr:
 	idr_remove(&zb_idr, id);
 err_free:
@@ -1482,6 +1570,7 @@ static int zb_remove(struct zb_swapdev *z)
 	down_write(&z->init_lock);
 	streams_destroy(z);
 	zb_store_destroy(z);
+	zb_bd_destroy(z);
 	up_write(&z->init_lock);
 	put_disk(z->disk);
 	idr_remove(&zb_idr, z->id);
@@ -1538,10 +1627,13 @@ int zbatch_swapdev_create(struct kobject *parent)
 	if (ret < 0)
 		return ret;
 	zb_cpuhp = ret;
+	ret = zb_bd_wq_create();
+	if (ret)
+		goto err_cpuhp;
 	zb_major = register_blkdev(0, "zbatchswap");
 	if (zb_major < 0) {
 		ret = zb_major;
-		goto err_cpuhp;
+		goto err_wq;
 	}
 	zb_kobj = kobject_create_and_add("swapdev", parent);
 	if (!zb_kobj) {
@@ -1557,6 +1649,8 @@ err_kobj:
 	kobject_put(zb_kobj);
 err_blkdev:
 	unregister_blkdev(zb_major, "zbatchswap");
+err_wq:
+	zb_bd_wq_destroy();
 err_cpuhp:
 	cpuhp_remove_multi_state(zb_cpuhp);
 	return ret;
@@ -1568,6 +1662,7 @@ void zbatch_swapdev_destroy(void)
 	sysfs_remove_group(zb_kobj, &ctl_group);
 	kobject_put(zb_kobj);
 	unregister_blkdev(zb_major, "zbatchswap");
+	zb_bd_wq_destroy();
 	idr_destroy(&zb_idr);
 	cpuhp_remove_multi_state(zb_cpuhp);
 }

@@ -11,8 +11,12 @@
 
 #include <linux/atomic.h>
 #include <linux/blkdev.h>
+#include <linux/mutex.h>
 #include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/srcu.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <linux/zbatch.h>
 
 #define ZB_SWAPDEV_MAX		32
@@ -36,6 +40,7 @@ static_assert(!IS_ENABLED(CONFIG_PREEMPT_RT),
 
 /* One per page of the device; its layout is the store's (swapdev_store.c). */
 struct zb_slot;
+struct zb_swapdev;
 
 /*
  * A multi-page unit: compressed as one stream, stored as ceil(clen /
@@ -79,7 +84,62 @@ enum zb_dev_stat {
 	ZBS_UNIT_READS_WHOLE,	/* reads of a stored unit that took it whole */
 	ZBS_UNIT_READS_PART,	/* ... and in part */
 	ZBS_UNITS_DECLINED,	/* whole units written as pages (units_pay()) */
+	ZBS_BD_COUNT,		/* pages on the backing device now */
+	ZBS_BD_READS,		/* pages read from it */
+	ZBS_BD_WRITES,		/* pages written to it (written back) */
+	ZBS_BD_WRITE_FAILED,	/* pages whose writeback failed: kept in memory */
+	ZBS_BD_READ_FAILED,	/* reads of written-back pages that failed */
 	ZBS_NR,
+};
+
+/*
+ * Writeback's backing block device (swapdev_wb.c), set before disksize
+ * and kept until the device is removed. A page written back is stored
+ * uncompressed in one block of it (a block is a page), its slot naming
+ * the block.
+ *
+ * Blocks: @map has a bit per block in use or not yet reusable; a slot
+ * freed or rewritten gives its block back by setting its bit in @stale
+ * (atomic bit ops, under the slot's lock), and stale blocks become free
+ * only in writeback, after synchronize_srcu(@srcu): a reader enters @srcu
+ * under the lock of the slot it found written back and leaves it after
+ * its read of the block completed, so a block is never reused under a
+ * read still in flight.
+ *
+ * @lock (mutex): one writeback at a time (writeback_store(), which
+ * allocates blocks: @map's writers, @next, @used). @limit_lock (spinlock):
+ * @limit and @limit_on.
+ */
+struct zb_backing {
+	struct file *file;		/* NULL: none */
+	struct block_device *bdev;
+	unsigned long nr_blocks;
+	unsigned long *map;
+	unsigned long *stale;
+	unsigned long next;
+	unsigned long used;		/* bits set in @map */
+	struct srcu_struct srcu;
+	struct mutex lock;		/* one writeback; @map, @next, @used */
+	spinlock_t limit_lock;		/* @limit, @limit_on */
+	bool limit_on;
+	u64 limit;			/* pages writeback may still write */
+};
+
+/*
+ * The reads of written-back pages that a read gathered (read_region()),
+ * done together by zb_bd_reads_run() in a worker: a read arrives inside
+ * submit_bio(), where a bio it submitted itself would wait for it to
+ * return. @srcu_idx: the reader's @srcu section, entered with the first.
+ */
+#define ZB_BD_READS	ZB_UNIT_MAX_PAGES
+struct zb_bd_reads {
+	struct work_struct work;
+	struct zb_swapdev *z;
+	unsigned int n;
+	int srcu_idx;
+	int err;
+	unsigned long block[ZB_BD_READS];
+	u8 *dst[ZB_BD_READS];
 };
 
 /*
@@ -123,6 +183,8 @@ struct zb_swapdev {
 	bool unit_adapt;
 	int adapt_share;
 	atomic_t adapt_seen;
+	/* writeback to a backing block device (swapdev_wb.c) */
+	struct zb_backing bd;
 	atomic64_t stats[ZBS_NR];
 	/* requests per batch of device I/O, write and read */
 	atomic64_t batch_hist[2][ZBATCH_MAX_BATCH + 1];
@@ -140,6 +202,7 @@ enum zb_view_kind {
 	ZB_VIEW_RAW,		/* a page stored as it is */
 	ZB_VIEW_PAGE,		/* a page compressed alone, @len bytes */
 	ZB_VIEW_UNIT,		/* page @idx of @unit */
+	ZB_VIEW_WB,		/* written back: block @word of the backing device */
 };
 
 struct zb_view {
@@ -200,6 +263,39 @@ struct zb_reserve *zb_reserve_find(struct zb_reserve *rvs, unsigned int nr,
 				   unsigned long index, unsigned int pages,
 				   unsigned int clen);
 void zb_reserve_drop(struct zb_swapdev *z, struct zb_reserve *rv);
+/*
+ * Writeback's slot states (swapdev_store.c), under the slot's lock:
+ * idle (marked by "idle", cleared when the page is read or rewritten);
+ * under writeback (chosen, being written; cleared when the slot is freed
+ * or rewritten, which is how writeback tells that its copy is stale);
+ * written back.
+ */
+#define ZB_WB_IDLE	BIT(0)	/* only idle pages */
+#define ZB_WB_HUGE	BIT(1)	/* only pages stored raw */
+bool zb_slot_mark_idle(struct zb_swapdev *z, unsigned long index);
+void zb_slot_accessed(struct zb_swapdev *z, unsigned long index);
+bool zb_slot_wb_choose(struct zb_swapdev *z, unsigned long index, unsigned int mode);
+bool zb_slot_wb_commit(struct zb_swapdev *z, unsigned long index, unsigned long block);
+void zb_slot_wb_cancel(struct zb_swapdev *z, unsigned long index);
+
+/* swapdev_wb.c; its attributes sit in the device's "zbatch" directory */
+extern struct device_attribute dev_attr_backing_dev, dev_attr_idle, dev_attr_writeback,
+	dev_attr_writeback_limit, dev_attr_writeback_limit_enable, dev_attr_bd_stat;
+int zb_bd_init(struct zb_swapdev *z);
+void zb_bd_destroy(struct zb_swapdev *z);
+void zb_bd_free(struct zb_swapdev *z, unsigned long block);
+void zb_bd_read_add(struct zb_swapdev *z, struct zb_bd_reads *rd, unsigned long block,
+		    u8 *dst);
+int zb_bd_reads_run(struct zb_bd_reads *rd);
+void zb_bd_reads_drop(struct zb_bd_reads *rd);
+int zb_bd_wq_create(void);
+void zb_bd_wq_destroy(void);
+
+/* swapdev.c */
+bool zb_is_swapdev(struct block_device *bdev);
+int zb_read_for_writeback(struct zb_swapdev *z, const unsigned long *index,
+			  u8 *const *dst, unsigned int n);
+
 /* debugfs fault_swap_alloc */
 extern unsigned int zb_fault_fast_alloc;
 bool zb_page_same_filled(const void *p, unsigned long *word);

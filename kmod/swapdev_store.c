@@ -31,7 +31,8 @@
 /*
  * One slot per 4 KiB page of the device. flags packs, from bit 0: the
  * object's stored size (16 bits), then the bits below; handle is the
- * zsmalloc handle, the fill word of a same-filled page, or the unit.
+ * zsmalloc handle, the fill word of a same-filled page, the unit, or the
+ * block of the backing device a page was written back to.
  * The lock bit is a bit spinlock: it protects the slot's whole state.
  */
 #define ZB_SLOT_SIZE_MASK	0xffffUL
@@ -41,6 +42,9 @@
 #define ZB_SLOT_UNIT		19	/* part of a unit: handle is the unit */
 #define ZB_SLOT_IDX_SHIFT	20	/* page index within its unit */
 #define ZB_SLOT_IDX_MASK	(0xfUL << ZB_SLOT_IDX_SHIFT)
+#define ZB_SLOT_IDLE		24	/* marked idle, not read or written since */
+#define ZB_SLOT_UNDER_WB	25	/* chosen by writeback, unchanged since */
+#define ZB_SLOT_WB		26	/* written back: handle is the block */
 
 struct zb_slot {
 	unsigned long flags;
@@ -144,6 +148,8 @@ void zb_slot_free(struct zb_swapdev *z, unsigned long index)
 	slot_assert_locked(z, index);
 	if (slot_test(s, ZB_SLOT_SAME)) {
 		zb_stat_add(z, ZBS_SAME_PAGES, -1);
+	} else if (slot_test(s, ZB_SLOT_WB)) {
+		zb_bd_free(z, s->handle);
 	} else if (slot_test(s, ZB_SLOT_UNIT)) {
 		struct zb_unit *u = (struct zb_unit *)s->handle;
 
@@ -155,10 +161,82 @@ void zb_slot_free(struct zb_swapdev *z, unsigned long index)
 		if (slot_test(s, ZB_SLOT_HUGE))
 			zb_stat_add(z, ZBS_HUGE_PAGES, -1);
 	} else {
-		return;		/* empty */
+		slot_clear(s);	/* empty; an idle mark goes too */
+		return;
 	}
 	zb_stat_add(z, ZBS_ORIG_PAGES, -1);
 	slot_clear(s);
+}
+
+/* Stored (not empty, not same-filled), in memory, not being written back. */
+static bool slot_in_memory(struct zb_slot *s)
+{
+	return (s->handle || slot_test(s, ZB_SLOT_UNIT)) &&
+	       !(s->flags & (BIT(ZB_SLOT_SAME) | BIT(ZB_SLOT_WB) | BIT(ZB_SLOT_UNDER_WB)));
+}
+
+/* "idle": mark a page that is in memory idle; whether it was marked. */
+bool zb_slot_mark_idle(struct zb_swapdev *z, unsigned long index)
+{
+	struct zb_slot *s = &z->slots[index];
+
+	slot_assert_locked(z, index);
+	if (!slot_in_memory(s))
+		return false;
+	__set_bit(ZB_SLOT_IDLE, &s->flags);
+	return true;
+}
+
+/* A read of the page: it is not idle. */
+void zb_slot_accessed(struct zb_swapdev *z, unsigned long index)
+{
+	slot_assert_locked(z, index);
+	__clear_bit(ZB_SLOT_IDLE, &z->slots[index].flags);
+}
+
+/*
+ * Writeback chooses the page if it is in memory and fits @mode
+ * (ZB_WB_IDLE, ZB_WB_HUGE); the mark it leaves is cleared by anything
+ * that frees or rewrites the slot (slot_clear()), so that
+ * zb_slot_wb_commit() knows whether the copy it wrote is still the page.
+ */
+bool zb_slot_wb_choose(struct zb_swapdev *z, unsigned long index, unsigned int mode)
+{
+	struct zb_slot *s = &z->slots[index];
+
+	slot_assert_locked(z, index);
+	if (!slot_in_memory(s) ||
+	    ((mode & ZB_WB_IDLE) && !slot_test(s, ZB_SLOT_IDLE)) ||
+	    ((mode & ZB_WB_HUGE) && !slot_test(s, ZB_SLOT_HUGE)))
+		return false;
+	__set_bit(ZB_SLOT_UNDER_WB, &s->flags);
+	return true;
+}
+
+/*
+ * The page chosen is now in @block: if the slot still holds what was
+ * chosen, free its memory and keep the block (true); else the block is
+ * not the page's (false: the caller frees it, no reader can have seen it).
+ */
+bool zb_slot_wb_commit(struct zb_swapdev *z, unsigned long index, unsigned long block)
+{
+	struct zb_slot *s = &z->slots[index];
+
+	slot_assert_locked(z, index);
+	if (!slot_test(s, ZB_SLOT_UNDER_WB))
+		return false;
+	zb_slot_free(z, index);
+	s->handle = block;
+	__set_bit(ZB_SLOT_WB, &s->flags);
+	zb_stat_add(z, ZBS_ORIG_PAGES, 1);
+	return true;
+}
+
+/* The page chosen stays in memory (its write failed, or was not made). */
+void zb_slot_wb_cancel(struct zb_swapdev *z, unsigned long index)
+{
+	slot_assert_locked(z, index);
+	__clear_bit(ZB_SLOT_UNDER_WB, &z->slots[index].flags);
 }
 
 bool zb_page_same_filled(const void *p, unsigned long *word)
@@ -413,6 +491,8 @@ void zb_slot_view(struct zb_swapdev *z, unsigned long index, struct zb_view *v)
 	slot_assert_locked(z, index);
 	if (slot_test(s, ZB_SLOT_SAME)) {
 		*v = (struct zb_view){ .kind = ZB_VIEW_SAME, .word = s->handle };
+	} else if (slot_test(s, ZB_SLOT_WB)) {
+		*v = (struct zb_view){ .kind = ZB_VIEW_WB, .word = s->handle };
 	} else if (slot_test(s, ZB_SLOT_UNIT)) {
 		*v = (struct zb_view){
 			.kind = ZB_VIEW_UNIT,

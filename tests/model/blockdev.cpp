@@ -227,9 +227,9 @@ private:
 
 namespace {
 
-enum class OpKind : uint8_t { write, read, discard, zeroout, rewrite };
-constexpr std::array<const char *, 5> kOpNames = {"write", "read", "discard", "zeroout",
-						   "rewrite"};
+enum class OpKind : uint8_t { write, read, discard, zeroout, rewrite, writeback };
+constexpr std::array<const char *, 6> kOpNames = {"write", "read", "discard", "zeroout",
+						   "rewrite", "writeback"};
 constexpr size_t kRecentGroups = 16;
 
 struct Counts {
@@ -237,6 +237,9 @@ struct Counts {
 	std::array<uint64_t, 3> bufs{};
 	uint64_t pages_written = 0, pages_read = 0, pages_verified = 0;
 	uint64_t bytes_written = 0, bytes_read = 0, sector_einval = 0;
+	// writeback ops refused: another ran (EAGAIN), backing device full
+	// (ENOSPC), a backing write failed (EIO, with writeback_eio_ok)
+	uint64_t wb_busy = 0, wb_full = 0, wb_eio = 0;
 
 	void add(const Counts &o)
 	{
@@ -250,6 +253,9 @@ struct Counts {
 		bytes_written += o.bytes_written;
 		bytes_read += o.bytes_read;
 		sector_einval += o.sector_einval;
+		wb_busy += o.wb_busy;
+		wb_full += o.wb_full;
+		wb_eio += o.wb_eio;
 	}
 };
 
@@ -290,6 +296,7 @@ private:
 	Extent choose_extent(Worker &w);
 	Buf choose_buf(Worker &w);
 	void rewrite(Worker &w, uint64_t op);
+	void writeback(Worker &w, uint64_t op);
 	void remember_groups(Worker &w, Extent e);
 	void do_write(Worker &w, uint64_t op, Extent e, std::string_view name);
 	void do_zero(Worker &w, uint64_t op, Extent e, OpKind kind, std::string_view name);
@@ -518,6 +525,48 @@ void Checker::rewrite(Worker &w, uint64_t op)
 		w.follow = Extent{g, group_};
 }
 
+// Pages moved to the backing device as the others run: what they hold
+// must not change, so the model does not; every later read checks them.
+// "idle" marks every page in memory, "writeback idle" moves those not
+// read or written since (a race with every other thread's ops), "huge"
+// the incompressible ones, page_index one page of this worker's.
+void Checker::writeback(Worker &w, uint64_t op)
+{
+	auto put = [&](const char *file, const std::string &v) -> int {
+		std::string path = c_.writeback + "/" + file;
+		int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		ssize_t r = ::write(fd, v.data(), v.size());
+		int e = r < 0 ? -errno : 0;
+		::close(fd);
+		return e;
+	};
+	std::string what;
+	static constexpr std::array<unsigned, 3> weights = {40, 20, 40};
+	switch (w.rng.pick(weights)) {
+	case 0:
+		what = "idle";
+		if (int e = put("idle", "all")) {
+			fail(op, UINT64_MAX, fmt::format("writeback: idle all: {}", std::strerror(-e)));
+			return;
+		}
+		break;
+	case 1: what = "huge"; break;
+	default: what = fmt::format("page_index={}", w.rng.range(w.lo, w.hi - 1)); break;
+	}
+	log_.add(fmt::format("#{} writeback {}", op, what));
+	int e = put("writeback", what);
+	if (e == -EAGAIN)
+		w.counts.wb_busy++;
+	else if (e == -ENOSPC)
+		w.counts.wb_full++;
+	else if (e == -EIO && c_.writeback_eio_ok)
+		w.counts.wb_eio++;
+	else if (e)
+		fail(op, UINT64_MAX, fmt::format("writeback {}: {}", what, std::strerror(-e)));
+}
+
 void Checker::one_op(Worker &w, uint64_t op)
 {
 	if (w.follow) {
@@ -529,7 +578,8 @@ void Checker::one_op(Worker &w, uint64_t op)
 		do_read(w, op, e, "group-read", b);
 		return;
 	}
-	static constexpr std::array<unsigned, 5> weights = {35, 30, 10, 10, 15};
+	// without writeback, the same choices as before it was an op
+	std::array<unsigned, 6> weights = {35, 30, 10, 10, 15, c_.writeback.empty() ? 0u : 4u};
 	auto kind = static_cast<OpKind>(w.rng.pick(weights));
 	w.counts.ops[static_cast<size_t>(kind)]++;
 	switch (kind) {
@@ -538,6 +588,7 @@ void Checker::one_op(Worker &w, uint64_t op)
 	case OpKind::discard: do_zero(w, op, choose_extent(w), kind, "discard"); break;
 	case OpKind::zeroout: do_zero(w, op, choose_extent(w), kind, "zeroout"); break;
 	case OpKind::rewrite: rewrite(w, op); break;
+	case OpKind::writeback: writeback(w, op); break;
 	}
 }
 
@@ -589,6 +640,9 @@ std::string Checker::summary(const Counts &n, double secs) const
 		n.pages_written, n.pages_read, n.pages_verified, n.bytes_written, n.bytes_read,
 		n.bufs[0], n.bufs[1], n.bufs[2], c_.threads, c_.threads > 1 ? "s" : "",
 		c_.threads > 1 ? (c_.overlap ? " overlapping" : " disjoint") : "", secs);
+	if (n.wb_busy || n.wb_full || n.wb_eio)
+		s += fmt::format("; writeback refused: {} busy, {} backing full, {} write errors",
+				 n.wb_busy, n.wb_full, n.wb_eio);
 	if (n.sector_einval)
 		s += fmt::format("\nnote: {} I/Os from 512-byte aligned (sector) buffers were refused "
 				 "with EINVAL: the device does not take them (not a data failure)",

@@ -37,6 +37,12 @@ blockdev: writes, reads, discards, write-zeroes and rewrites inside units
   --overlap         threads share one range (default: a slice each)
   --no-thp          no huge-page buffers (multi-page bvecs go untested)
   --no-sector       no 512-byte aligned buffers
+  --writeback DIR   also writeback ops, through DIR's idle and writeback
+                    files (zram's: /sys/block/zram0; a zbatch swap device's:
+                    /sys/block/zbatchswapN/zbatch), a backing device set
+  --writeback-eio-ok  the backing device fails writes on purpose: EIO from
+                    writeback is counted, not a failure (reads must still
+                    return every page)
 swap: this program is the swap user (root; swapon the device under test first)
   --size MiB        region size (default 64)
   --mthp SIZE       large folios: 16k, 64k or none (default 64k); the mTHP
@@ -121,6 +127,12 @@ std::string parse(int argc, char **argv, Options &o)
 			o.block.thp = false;
 		} else if (o.mode == "blockdev" && a == "--no-sector") {
 			o.block.sector = false;
+		} else if (o.mode == "blockdev" && a == "--writeback") {
+			const char *v = value();
+			ok = v && *v;
+			o.block.writeback = v ? v : "";
+		} else if (o.mode == "blockdev" && a == "--writeback-eio-ok") {
+			o.block.writeback_eio_ok = true;
 		} else if (o.mode == "swap" && a == "--size") {
 			ok = number(&o.swap.size_mib) && o.swap.size_mib > 0;
 		} else if (o.mode == "swap" && a == "--pressure") {

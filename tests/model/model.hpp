@@ -222,6 +222,11 @@ struct BlockConfig {
 	bool overlap = false;
 	bool thp = true;
 	bool sector = true;
+	// The device's sysfs directory with zram's writeback files (idle,
+	// writeback): writeback ops move pages to its backing device while
+	// the others run. "": none.
+	std::string writeback;
+	bool writeback_eio_ok = false;   // the backing device fails writes on purpose
 	FILE *log = nullptr;
 	bool verbose = false;
 };

@@ -51,18 +51,21 @@ struct Target {
 	Target(Target &&o) noexcept : zram(o.zram), id(o.id), path(o.path) { o.id = -1; }
 
 	static Target zbatch(const std::string &unit, const std::string &codec,
-			     const std::string &size)
+			     const std::string &size, const std::string &backing = "")
 	{
 		Target t;
 		t.id = std::stoi(sysfs_read(kSys + "/swapdev/hot_add"));
 		auto dir = "/sys/block/zbatchswap" + std::to_string(t.id) + "/zbatch";
 		EXPECT_EQ(sysfs_write(dir + "/unit", unit), 0);
 		EXPECT_EQ(sysfs_write(dir + "/codec", codec), 0);
+		if (!backing.empty()) {
+			EXPECT_EQ(sysfs_write(dir + "/backing_dev", backing), 0) << backing;
+		}
 		EXPECT_EQ(sysfs_write(dir + "/disksize", size), 0);
 		t.path = "/dev/zbatchswap" + std::to_string(t.id);
 		return t;
 	}
-	static Target zram_dev(const std::string &size)
+	static Target zram_dev(const std::string &size, const std::string &backing = "")
 	{
 		Target t;
 		t.zram = true;
@@ -70,9 +73,18 @@ struct Target {
 		t.id = std::stoi(sysfs_read("/sys/class/zram-control/hot_add"));
 		auto dir = "/sys/block/zram" + std::to_string(t.id);
 		EXPECT_EQ(sysfs_write(dir + "/comp_algorithm", "lz4"), 0);
+		if (!backing.empty()) {
+			EXPECT_EQ(sysfs_write(dir + "/backing_dev", backing), 0) << backing;
+		}
 		EXPECT_EQ(sysfs_write(dir + "/disksize", size), 0);
 		t.path = "/dev/zram" + std::to_string(t.id);
 		return t;
+	}
+	// Where the device's writeback files are (zram's or zbatch's).
+	std::string wb_dir() const
+	{
+		return zram ? "/sys/block/zram" + std::to_string(id)
+			    : "/sys/block/zbatchswap" + std::to_string(id) + "/zbatch";
 	}
 	~Target()
 	{
@@ -302,4 +314,88 @@ TEST(ModelFaults, StoresThroughTheSlowAllocationPathKeepEveryWrite)
 		EXPECT_GT(us["write_stalls"], 0u) << "no store took the slow path";
 	}
 	sysfs_write(kDbg + "/fault_swap_alloc", "0");
+}
+
+namespace {
+
+// bd_stat, as zram's: bd_count bd_reads bd_writes (pages).
+std::vector<uint64_t> bd_stat(const Target &t)
+{
+	std::istringstream in(sysfs_read(t.wb_dir() + "/bd_stat"));
+	std::vector<uint64_t> v(3);
+	in >> v[0] >> v[1] >> v[2];
+	return v;
+}
+
+// A RAM disk to write back to (brd, 16 MiB: more than any run writes).
+void ram_disk()
+{
+	ASSERT_EQ(run("modprobe brd rd_nr=1 rd_size=16384").status, 0);
+	ASSERT_EQ(run("test -b /dev/ram0").status, 0) << "brd made no /dev/ram0";
+}
+
+} // namespace
+
+// Writeback (zram's interface) while two threads write, read, discard and
+// rewrite: pages marked idle and moved to a backing device, huge pages,
+// single pages by index, all racing with the threads' ops on the same
+// pages; every read still returns the last write, whether the page is in
+// memory or on the backing device. zram with the same backing device is
+// the control.
+class ModelWriteback : public ::testing::TestWithParam<BlockCase> {};
+
+TEST_P(ModelWriteback, EveryReadReturnsTheLastWriteWhilePagesMoveToDisk)
+{
+	auto &c = GetParam();
+	ThpMadvise thp;
+	ram_disk();
+	auto t = c.dev == "zram" ? Target::zram_dev("8M", "/dev/ram0")
+				 : Target::zbatch(c.dev, c.codec, "8M", "/dev/ram0");
+	for (const char *mode : {"", " --overlap"}) {
+		SCOPED_TRACE(mode);
+		check("blockdev --device " + t.path + " --pages 2048 --threads 2 --unit-pages " +
+		      unit_pages(c.dev == "zram" ? "16k" : c.dev) + " --writeback " + t.wb_dir() +
+		      mode + no_sector(t) + ops(500));
+	}
+	auto bd = bd_stat(t);
+	std::cout << "bd_stat: count " << bd[0] << ", reads " << bd[1] << ", writes " << bd[2]
+		  << "\n";
+	RecordProperty("bd_reads", std::to_string(bd[1]));
+	RecordProperty("bd_writes", std::to_string(bd[2]));
+	EXPECT_GT(bd[2], 0u) << "nothing was written back";
+	EXPECT_GT(bd[1], 0u) << "no read met a written-back page";
+}
+
+INSTANTIATE_TEST_SUITE_P(Model, ModelWriteback, ::testing::ValuesIn(concurrent_cases()),
+			 case_name);
+
+// A backing device that fails writes (null_blk, its first 4 MiB bad):
+// writeback says EIO, the pages it could not write stay in memory
+// (counted: unit_stat's writeback_failed), those it wrote elsewhere read
+// back from there, and no read returns anything but the last write.
+TEST(ModelWritebackFaults, AFailingBackingDeviceLosesNoPage)
+{
+	auto cs = codecs();
+	ThpMadvise thp;
+	const std::string nb = "/sys/kernel/config/nullb/zbwbfail";
+	ASSERT_EQ(run("modprobe configfs && { mountpoint -q /sys/kernel/config || "
+		      "mount -t configfs none /sys/kernel/config; } && "
+		      "modprobe null_blk nr_devices=0").status, 0);
+	ASSERT_EQ(run("mkdir -p " + nb).status, 0);
+	for (auto [k, v] : {std::pair{"memory_backed", "1"}, {"size", "16"},
+			    {"blocksize", "4096"}, {"badblocks", "+0-8191"}, {"power", "1"}})
+		ASSERT_EQ(sysfs_write(nb + "/" + k, v), 0) << k;
+	{
+		auto t = Target::zbatch("16k", cs[0], "8M", "/dev/zbwbfail");
+		check("blockdev --device " + t.path + " --pages 2048 --threads 2 --unit-pages 4"
+		      " --writeback " + t.wb_dir() + " --writeback-eio-ok" + ops(500));
+		auto us = zbatch::parse_kv(sysfs_read(t.wb_dir() + "/unit_stat"));
+		auto bd = bd_stat(t);
+		std::cout << "writes failed " << us["writeback_failed"] << ", written " << bd[2]
+			  << ", read back " << bd[1] << "\n";
+		EXPECT_GT(us["writeback_failed"], 0u) << "no write to the bad blocks failed";
+		EXPECT_GT(bd[2], 0u) << "no page reached the good blocks";
+	}
+	sysfs_write(nb + "/power", "0");
+	run("rmdir " + nb);
 }

@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Writeback: the swap device's pages moved to a backing block device, as
+ * zram's (CONFIG_ZRAM_WRITEBACK) and with its interface, under
+ * /sys/block/zbatchswapN/zbatch/: backing_dev, idle, writeback,
+ * writeback_limit, writeback_limit_enable, bd_stat
+ * (Documentation/ABI/testing/sysfs-block-zbatchswap).
+ *
+ * A page written back is stored uncompressed in one block (a page) of the
+ * backing device, and read from there (zb_bd_reads_run()), transparently.
+ * Writeback works in batches: it chooses up to ZB_WB_BATCH pages
+ * (zb_slot_wb_choose()), decompresses them as batches on the device's own
+ * read path (so on the engines, where the batch is worth handing off),
+ * writes them in runs of consecutive blocks, one bio a run, and only then
+ * moves each slot to its block, if the slot still holds what was chosen
+ * (zb_slot_wb_commit()). A page whose write failed stays in memory,
+ * counted (bd_stat, unit_stat's writeback_failed): swap loses nothing.
+ *
+ * It runs where the operator writes "writeback", never in reclaim. Lock
+ * order: a device's init_lock (read), then bd.lock, then a stream's lock
+ * (the reads), then slot locks; synchronize_srcu() under bd.lock alone.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+#include <linux/vmalloc.h>
+
+#include "swapdev.h"
+
+/* Pages one writeback batch chooses, reads and writes (256 KiB). */
+#define ZB_WB_BATCH	64
+
+/* Reads of written-back pages, in a worker that may run in reclaim. */
+static struct workqueue_struct *zb_bd_wq;
+
+int zb_bd_wq_create(void)
+{
+	zb_bd_wq = alloc_workqueue("zbatch_bd", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	return zb_bd_wq ? 0 : -ENOMEM;
+}
+
+void zb_bd_wq_destroy(void)
+{
+	destroy_workqueue(zb_bd_wq);
+}
+
+static struct zb_swapdev *dev_z(struct device *d)
+{
+	return dev_to_disk(d)->private_data;
+}
+
+/* With the device (zb_add()): no backing device yet. */
+int zb_bd_init(struct zb_swapdev *z)
+{
+	mutex_init(&z->bd.lock);
+	spin_lock_init(&z->bd.limit_lock);
+	return init_srcu_struct(&z->bd.srcu);
+}
+
+static void backing_close(struct zb_backing *bd)
+{
+	if (!bd->file)
+		return;
+	bdev_fput(bd->file);
+	kvfree(bd->map);
+	kvfree(bd->stale);
+	bd->file = NULL;
+	bd->bdev = NULL;
+	bd->map = NULL;
+	bd->stale = NULL;
+	bd->nr_blocks = 0;
+}
+
+/* The device is going (zb_remove()), every slot freed: no I/O left. */
+void zb_bd_destroy(struct zb_swapdev *z)
+{
+	backing_close(&z->bd);
+	cleanup_srcu_struct(&z->bd.srcu);
+}
+
+/* Under the lock of the slot that held @block. */
+void zb_bd_free(struct zb_swapdev *z, unsigned long block)
+{
+	if (WARN_ON_ONCE(block >= z->bd.nr_blocks))
+		return;
+	set_bit(block, z->bd.stale);
+	zb_stat_add(z, ZBS_BD_COUNT, -1);
+}
+
+/*
+ * Stale blocks become free once no read that could have found one is in
+ * flight. Under bd.lock, holding no stream.
+ */
+static void blocks_recycle(struct zb_backing *bd)
+{
+	unsigned long nr = bd->nr_blocks, *gone;
+	unsigned long i;
+
+	lockdep_assert_held(&bd->lock);
+	if (find_first_bit(bd->stale, nr) >= nr)
+		return;
+	gone = bitmap_zalloc(nr, GFP_KERNEL);
+	if (!gone)
+		return;		/* they stay stale until the next writeback */
+	for_each_set_bit(i, bd->stale, nr)
+		if (test_and_clear_bit(i, bd->stale))
+			__set_bit(i, gone);
+	synchronize_srcu(&bd->srcu);
+	bitmap_andnot(bd->map, bd->map, gone, nr);
+	bd->used -= bitmap_weight(gone, nr);
+	bitmap_free(gone);
+}
+
+/* A free block (the caller knows there is one), next fit after the last. */
+static unsigned long block_alloc(struct zb_backing *bd)
+{
+	unsigned long b;
+
+	lockdep_assert_held(&bd->lock);
+	b = find_next_zero_bit(bd->map, bd->nr_blocks, bd->next);
+	if (b >= bd->nr_blocks)
+		b = find_first_zero_bit(bd->map, bd->nr_blocks);
+	__set_bit(b, bd->map);
+	bd->used++;
+	bd->next = b + 1;
+	return b;
+}
+
+/* A block that no slot ever named: free at once. */
+static void block_unused(struct zb_backing *bd, unsigned long b)
+{
+	lockdep_assert_held(&bd->lock);
+	__clear_bit(b, bd->map);
+	bd->used--;
+}
+
+/* ---- reads of written-back pages ---- */
+
+/*
+ * Under the lock of the slot that names @block (read_region()): read it
+ * into @dst with the read's other blocks (@rd has room: the caller
+ * checked). The first enters the SRCU section that keeps every block
+ * found until the reads are done.
+ */
+void zb_bd_read_add(struct zb_swapdev *z, struct zb_bd_reads *rd, unsigned long block,
+		    u8 *dst)
+{
+	if (!rd->n) {
+		rd->z = z;
+		rd->srcu_idx = srcu_read_lock(&z->bd.srcu);
+	}
+	rd->block[rd->n] = block;
+	rd->dst[rd->n] = dst;
+	rd->n++;
+}
+
+/*
+ * One bio a run of consecutive blocks into consecutive memory, chained to
+ * the first; the first waited for (its status is the first error of any).
+ */
+static void bd_reads_work(struct work_struct *work)
+{
+	struct zb_bd_reads *rd = container_of(work, struct zb_bd_reads, work);
+	struct block_device *bdev = rd->z->bd.bdev;
+	struct bio *parent = NULL, *bio = NULL;
+	struct blk_plug plug;
+	unsigned int i;
+
+	blk_start_plug(&plug);
+	for (i = 0; i < rd->n; i++) {
+		if (!bio || rd->block[i] != rd->block[i - 1] + 1 ||
+		    !bio_add_page(bio, virt_to_page(rd->dst[i]), PAGE_SIZE,
+				  offset_in_page(rd->dst[i]))) {
+			if (bio && bio != parent)
+				submit_bio(bio);
+			bio = bio_alloc(bdev, rd->n - i, REQ_OP_READ, GFP_NOIO);
+			bio->bi_iter.bi_sector = rd->block[i] << (PAGE_SHIFT - SECTOR_SHIFT);
+			__bio_add_page(bio, virt_to_page(rd->dst[i]), PAGE_SIZE,
+				       offset_in_page(rd->dst[i]));
+			if (parent)
+				bio_chain(bio, parent);
+			else
+				parent = bio;
+		}
+	}
+	if (bio != parent)
+		submit_bio(bio);
+	rd->err = submit_bio_wait(parent);
+	bio_put(parent);
+	blk_finish_plug(&plug);
+}
+
+/* Do the reads gathered; leaves @rd empty. 0 or the I/O error. */
+int zb_bd_reads_run(struct zb_bd_reads *rd)
+{
+	struct zb_swapdev *z = rd->z;
+	int err;
+
+	if (!rd->n)
+		return 0;
+	INIT_WORK(&rd->work, bd_reads_work);
+	queue_work(zb_bd_wq, &rd->work);
+	flush_work(&rd->work);
+	err = rd->err;
+	zb_stat_add(z, err ? ZBS_BD_READ_FAILED : ZBS_BD_READS, rd->n);
+	srcu_read_unlock(&z->bd.srcu, rd->srcu_idx);
+	rd->n = 0;
+	return err;
+}
+
+/* Forget the reads gathered (the bio failed before they were due). */
+void zb_bd_reads_drop(struct zb_bd_reads *rd)
+{
+	if (!rd->n)
+		return;
+	srcu_read_unlock(&rd->z->bd.srcu, rd->srcu_idx);
+	rd->n = 0;
+}
+
+/* ---- writeback ---- */
+
+/* What a writeback batch holds: the pages chosen and their copies. */
+struct zb_wb {
+	unsigned int n;
+	unsigned long index[ZB_WB_BATCH];
+	unsigned long block[ZB_WB_BATCH];
+	int err[ZB_WB_BATCH];
+	u8 *buf[ZB_WB_BATCH];		/* each a page, from one allocation */
+	u8 *mem;
+};
+
+/* Pages writeback may still write: the limit, or all when it is off. */
+static u64 wb_allowed(struct zb_backing *bd)
+{
+	u64 n;
+
+	spin_lock(&bd->limit_lock);
+	n = bd->limit_on ? bd->limit : U64_MAX;
+	spin_unlock(&bd->limit_lock);
+	return n;
+}
+
+static void wb_charge(struct zb_backing *bd, u64 pages)
+{
+	spin_lock(&bd->limit_lock);
+	if (bd->limit_on)
+		bd->limit -= min(bd->limit, pages);
+	spin_unlock(&bd->limit_lock);
+}
+
+/*
+ * Choose up to @max pages from *@index on, a unit-sized region at a time
+ * (its slots locked together, as a unit's writer locks them); *@index
+ * moves past what was looked at.
+ */
+static void wb_choose(struct zb_swapdev *z, struct zb_wb *wb, unsigned long *index,
+		      unsigned long end, unsigned int mode, unsigned int max)
+{
+	while (*index < end && wb->n < max) {
+		unsigned long i = *index, last;
+
+		last = min(end, round_down(i, z->unit_pages) + z->unit_pages);
+		last = min_t(unsigned long, last, i + max - wb->n);
+		zb_slots_lock(z, i, last - i);
+		for (; i < last; i++)
+			if (zb_slot_wb_choose(z, i, mode))
+				wb->index[wb->n++] = i;
+		zb_slots_unlock(z, *index, last - *index);
+		*index = last;
+		cond_resched();
+	}
+}
+
+/* Write the copies, one bio a run of consecutive blocks; wb->err[] each. */
+static void wb_write(struct zb_swapdev *z, struct zb_wb *wb)
+{
+	unsigned int i = 0;
+
+	while (i < wb->n) {
+		unsigned int j = i + 1, k;
+		struct bio *bio;
+		int err;
+
+		while (j < wb->n && wb->block[j] == wb->block[j - 1] + 1)
+			j++;
+		bio = bio_alloc(z->bd.bdev, j - i, REQ_OP_WRITE | REQ_SYNC, GFP_KERNEL);
+		bio->bi_iter.bi_sector = wb->block[i] << (PAGE_SHIFT - SECTOR_SHIFT);
+		for (k = i; k < j; k++)
+			__bio_add_page(bio, vmalloc_to_page(wb->buf[k]), PAGE_SIZE, 0);
+		err = submit_bio_wait(bio);
+		bio_put(bio);
+		for (k = i; k < j; k++)
+			wb->err[k] = err;
+		i = j;
+	}
+}
+
+/*
+ * Move what wb_write() wrote to its blocks; a page whose write failed, or
+ * that changed since it was chosen, stays as it is. Return: pages moved.
+ */
+static unsigned int wb_commit(struct zb_swapdev *z, struct zb_wb *wb)
+{
+	unsigned int i, moved = 0;
+
+	for (i = 0; i < wb->n; i++) {
+		bool kept = false;
+
+		zb_slot_lock(z, wb->index[i]);
+		if (wb->err[i])
+			zb_slot_wb_cancel(z, wb->index[i]);
+		else
+			kept = zb_slot_wb_commit(z, wb->index[i], wb->block[i]);
+		zb_slot_unlock(z, wb->index[i]);
+		if (wb->err[i])
+			zb_stat_add(z, ZBS_BD_WRITE_FAILED, 1);
+		if (kept) {
+			moved++;
+			zb_stat_add(z, ZBS_BD_COUNT, 1);
+			zb_stat_add(z, ZBS_BD_WRITES, 1);
+		} else {
+			block_unused(&z->bd, wb->block[i]);
+		}
+	}
+	return moved;
+}
+
+/* Let go what is chosen, unwritten. */
+static void wb_cancel(struct zb_swapdev *z, struct zb_wb *wb)
+{
+	unsigned int i;
+
+	for (i = 0; i < wb->n; i++) {
+		zb_slot_lock(z, wb->index[i]);
+		zb_slot_wb_cancel(z, wb->index[i]);
+		zb_slot_unlock(z, wb->index[i]);
+		block_unused(&z->bd, wb->block[i]);
+	}
+	wb->n = 0;
+}
+
+/*
+ * Write back the pages of [@index, @end) that fit @mode, a batch at a
+ * time. Under init_lock (read) and bd.lock. Return: 0; -EIO when the
+ * limit is spent or a write failed (the rest is still tried, as zram);
+ * -ENOSPC when the backing device is full; -ENOMEM.
+ */
+static int wb_run(struct zb_swapdev *z, unsigned long index, unsigned long end,
+		  unsigned int mode)
+{
+	struct zb_wb *wb;
+	unsigned int i;
+	int ret = 0;
+
+	wb = kzalloc(sizeof(*wb), GFP_KERNEL);
+	if (!wb)
+		return -ENOMEM;
+	wb->mem = vmalloc(ZB_WB_BATCH * PAGE_SIZE);
+	if (!wb->mem) {
+		kfree(wb);
+		return -ENOMEM;
+	}
+	for (i = 0; i < ZB_WB_BATCH; i++)
+		wb->buf[i] = wb->mem + i * PAGE_SIZE;
+	blocks_recycle(&z->bd);
+	while (index < end) {
+		u64 max = min3(wb_allowed(&z->bd), (u64)ZB_WB_BATCH,
+			       (u64)(z->bd.nr_blocks - z->bd.used));
+		int err;
+
+		if (!max && z->bd.used < z->bd.nr_blocks) {
+			ret = -EIO;	/* zram's answer at the limit */
+			break;
+		}
+		if (!max) {
+			blocks_recycle(&z->bd);
+			if (z->bd.used == z->bd.nr_blocks) {
+				ret = -ENOSPC;
+				break;
+			}
+			continue;
+		}
+		wb->n = 0;
+		wb_choose(z, wb, &index, end, mode, max);
+		for (i = 0; i < wb->n; i++) {
+			wb->block[i] = block_alloc(&z->bd);
+			wb->err[i] = 0;
+		}
+		if (!wb->n)
+			continue;
+		err = zb_read_for_writeback(z, wb->index, wb->buf, wb->n);
+		if (err) {
+			/* the page is in memory still, and reads will say so */
+			wb_cancel(z, wb);
+			ret = err;
+			continue;
+		}
+		wb_write(z, wb);
+		for (i = 0; i < wb->n; i++)
+			if (wb->err[i])
+				ret = wb->err[i];
+		wb_charge(&z->bd, wb_commit(z, wb));
+		cond_resched();
+	}
+	vfree(wb->mem);
+	kfree(wb);
+	return ret;
+}
+
+/* ---- sysfs ---- */
+static ssize_t backing_dev_show(struct device *d, struct device_attribute *a, char *buf)
+{
+	struct zb_swapdev *z = dev_z(d);
+	ssize_t ret;
+	char *p;
+
+	down_read(&z->init_lock);
+	if (!z->bd.file) {
+		ret = sysfs_emit(buf, "none\n");
+		goto out;
+	}
+	p = file_path(z->bd.file, buf, PAGE_SIZE - 1);
+	if (IS_ERR(p)) {
+		ret = PTR_ERR(p);
+		goto out;
+	}
+	ret = strlen(p);
+	memmove(buf, p, ret);
+	buf[ret++] = '\n';
+out:
+	up_read(&z->init_lock);
+	return ret;
+}
+
+/*
+ * The backing device, by path, or "none"; before disksize. Opened
+ * exclusively; not a zbatch swap device (its writeback would recurse),
+ * not empty, blocks no larger than a page.
+ */
+static ssize_t backing_dev_store(struct device *d, struct device_attribute *a,
+				 const char *buf, size_t len)
+{
+	struct zb_swapdev *z = dev_z(d);
+	struct zb_backing *bd = &z->bd;
+	unsigned long nr, *map = NULL, *stale = NULL;
+	struct block_device *bdev;
+	struct file *file = NULL;
+	char *path;
+	int ret;
+
+	path = kstrndup(buf, len, GFP_KERNEL);
+	if (!path)
+		return -ENOMEM;
+	strim(path);
+	down_write(&z->init_lock);
+	if (z->disksize) {
+		ret = -EBUSY;	/* as zram: fixed once the device is set up */
+		goto out;
+	}
+	if (!strcmp(path, "none")) {
+		backing_close(bd);
+		ret = 0;
+		goto out;
+	}
+	if (!*path) {
+		ret = -EINVAL;
+		goto out;
+	}
+	file = bdev_file_open_by_path(path, BLK_OPEN_READ | BLK_OPEN_WRITE | BLK_OPEN_EXCL,
+				      z, NULL);
+	if (IS_ERR(file)) {
+		ret = PTR_ERR(file);
+		file = NULL;
+		goto out;
+	}
+	bdev = file_bdev(file);
+	nr = bdev_nr_bytes(bdev) >> PAGE_SHIFT;
+	if (zb_is_swapdev(bdev) || !nr || bdev_logical_block_size(bdev) > PAGE_SIZE) {
+		pr_warn_ratelimited("zbatchswap%d: backing device %s: %s\n", z->id, path,
+				    zb_is_swapdev(bdev) ? "a zbatch swap device" :
+				    !nr ? "empty" : "blocks larger than a page");
+		ret = -EINVAL;
+		goto out;
+	}
+	map = kvcalloc(BITS_TO_LONGS(nr), sizeof(long), GFP_KERNEL);
+	stale = kvcalloc(BITS_TO_LONGS(nr), sizeof(long), GFP_KERNEL);
+	if (!map || !stale) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	backing_close(bd);
+	bd->file = file;
+	bd->bdev = bdev;
+	bd->nr_blocks = nr;
+	bd->map = map;
+	bd->stale = stale;
+	bd->next = 0;
+	file = NULL;
+	map = NULL;
+	stale = NULL;
+	ret = 0;
+out:
+	up_write(&z->init_lock);
+	if (file)
+		bdev_fput(file);
+	kvfree(map);
+	kvfree(stale);
+	kfree(path);
+	return ret ?: len;
+}
+
+/* "all": every page in memory is idle until it is read or rewritten. */
+static ssize_t idle_store(struct device *d, struct device_attribute *a,
+			  const char *buf, size_t len)
+{
+	struct zb_swapdev *z = dev_z(d);
+	unsigned long i;
+	int ret = 0;
+
+	if (!sysfs_streq(buf, "all"))
+		return -EINVAL;		/* no ages: slots keep no access time */
+	down_read(&z->init_lock);
+	if (!z->disksize) {
+		ret = -EINVAL;
+		goto out;
+	}
+	for (i = 0; i < z->nr_pages; i++) {
+		zb_slot_lock(z, i);
+		zb_slot_mark_idle(z, i);
+		zb_slot_unlock(z, i);
+		if (!(i % 1024))
+			cond_resched();
+	}
+out:
+	up_read(&z->init_lock);
+	return ret ?: len;
+}
+
+#define ZB_PAGE_WB_SIG	"page_index="
+
+/*
+ * "idle", "huge", "huge_idle" or "page_index=N", as zram's; one at a
+ * time per device (EAGAIN while another runs, as zram's).
+ */
+static ssize_t writeback_store(struct device *d, struct device_attribute *a,
+			       const char *buf, size_t len)
+{
+	struct zb_swapdev *z = dev_z(d);
+	unsigned long index = 0, end;
+	unsigned int mode;
+	int ret;
+
+	if (sysfs_streq(buf, "idle"))
+		mode = ZB_WB_IDLE;
+	else if (sysfs_streq(buf, "huge"))
+		mode = ZB_WB_HUGE;
+	else if (sysfs_streq(buf, "huge_idle"))
+		mode = ZB_WB_IDLE | ZB_WB_HUGE;
+	else if (sysfs_streq(buf, "incompressible"))
+		return -EOPNOTSUPP;	/* pages recompression failed on: none yet */
+	else if (!strncmp(buf, ZB_PAGE_WB_SIG, strlen(ZB_PAGE_WB_SIG)) &&
+		 !kstrtoul(buf + strlen(ZB_PAGE_WB_SIG), 10, &index))
+		mode = 0;
+	else
+		return -EINVAL;
+
+	down_read(&z->init_lock);
+	if (!z->disksize || (!mode && index >= z->nr_pages)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (!z->bd.file) {
+		ret = -ENODEV;
+		goto out;
+	}
+	if (!mutex_trylock(&z->bd.lock)) {
+		ret = -EAGAIN;
+		goto out;
+	}
+	end = mode ? z->nr_pages : index + 1;
+	ret = wb_run(z, index, end, mode);
+	mutex_unlock(&z->bd.lock);
+out:
+	up_read(&z->init_lock);
+	return ret ?: len;
+}
+
+static ssize_t writeback_limit_enable_show(struct device *d, struct device_attribute *a,
+					   char *buf)
+{
+	struct zb_backing *bd = &dev_z(d)->bd;
+	bool on;
+
+	spin_lock(&bd->limit_lock);
+	on = bd->limit_on;
+	spin_unlock(&bd->limit_lock);
+	return sysfs_emit(buf, "%d\n", on);
+}
+
+static ssize_t writeback_limit_enable_store(struct device *d, struct device_attribute *a,
+					    const char *buf, size_t len)
+{
+	struct zb_backing *bd = &dev_z(d)->bd;
+	bool on;
+	int ret = kstrtobool(buf, &on);
+
+	if (ret)
+		return ret;
+	spin_lock(&bd->limit_lock);
+	bd->limit_on = on;
+	spin_unlock(&bd->limit_lock);
+	return len;
+}
+
+/* In 4 KiB pages, as zram's. */
+static ssize_t writeback_limit_show(struct device *d, struct device_attribute *a,
+				    char *buf)
+{
+	struct zb_backing *bd = &dev_z(d)->bd;
+	u64 n;
+
+	spin_lock(&bd->limit_lock);
+	n = bd->limit;
+	spin_unlock(&bd->limit_lock);
+	return sysfs_emit(buf, "%llu\n", n);
+}
+
+static ssize_t writeback_limit_store(struct device *d, struct device_attribute *a,
+				     const char *buf, size_t len)
+{
+	struct zb_backing *bd = &dev_z(d)->bd;
+	u64 n;
+	int ret = kstrtou64(buf, 10, &n);
+
+	if (ret)
+		return ret;
+	spin_lock(&bd->limit_lock);
+	bd->limit = n;
+	spin_unlock(&bd->limit_lock);
+	return len;
+}
+
+/* As zram's: bd_count bd_reads bd_writes, in 4 KiB pages. */
+static ssize_t bd_stat_show(struct device *d, struct device_attribute *a, char *buf)
+{
+	struct zb_swapdev *z = dev_z(d);
+
+	return sysfs_emit(buf, "%8lld %8lld %8lld\n",
+			  (s64)atomic64_read(&z->stats[ZBS_BD_COUNT]),
+			  (s64)atomic64_read(&z->stats[ZBS_BD_READS]),
+			  (s64)atomic64_read(&z->stats[ZBS_BD_WRITES]));
+}
+
+/* Listed in swapdev.c's attribute group, the device's "zbatch" directory. */
+DEVICE_ATTR_RW(backing_dev);
+DEVICE_ATTR_WO(idle);
+DEVICE_ATTR_WO(writeback);
+DEVICE_ATTR_RW(writeback_limit);
+DEVICE_ATTR_RW(writeback_limit_enable);
+DEVICE_ATTR_RO(bd_stat);
