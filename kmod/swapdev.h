@@ -112,6 +112,7 @@ enum zb_dev_stat {
  */
 struct zb_backing {
 	struct file *file;		/* NULL: none */
+	char *path;			/* as the operator named it */
 	struct block_device *bdev;
 	unsigned long nr_blocks;
 	unsigned long *map;

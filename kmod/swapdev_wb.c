@@ -68,9 +68,11 @@ static void backing_close(struct zb_backing *bd)
 	if (!bd->file)
 		return;
 	bdev_fput(bd->file);
+	kfree(bd->path);
 	kvfree(bd->map);
 	kvfree(bd->stale);
 	bd->file = NULL;
+	bd->path = NULL;
 	bd->bdev = NULL;
 	bd->map = NULL;
 	bd->stale = NULL;
@@ -418,22 +420,9 @@ static ssize_t backing_dev_show(struct device *d, struct device_attribute *a, ch
 {
 	struct zb_swapdev *z = dev_z(d);
 	ssize_t ret;
-	char *p;
 
 	down_read(&z->init_lock);
-	if (!z->bd.file) {
-		ret = sysfs_emit(buf, "none\n");
-		goto out;
-	}
-	p = file_path(z->bd.file, buf, PAGE_SIZE - 1);
-	if (IS_ERR(p)) {
-		ret = PTR_ERR(p);
-		goto out;
-	}
-	ret = strlen(p);
-	memmove(buf, p, ret);
-	buf[ret++] = '\n';
-out:
+	ret = sysfs_emit(buf, "%s\n", z->bd.file ? z->bd.path : "none");
 	up_read(&z->init_lock);
 	return ret;
 }
@@ -451,13 +440,14 @@ static ssize_t backing_dev_store(struct device *d, struct device_attribute *a,
 	unsigned long nr, *map = NULL, *stale = NULL;
 	struct block_device *bdev;
 	struct file *file = NULL;
-	char *path;
+	char *path, *p;
 	int ret;
 
 	path = kstrndup(buf, len, GFP_KERNEL);
 	if (!path)
 		return -ENOMEM;
-	strim(path);
+	p = strim(path);
+	memmove(path, p, strlen(p) + 1);
 	down_write(&z->init_lock);
 	if (z->disksize) {
 		ret = -EBUSY;	/* as zram: fixed once the device is set up */
@@ -496,12 +486,14 @@ static ssize_t backing_dev_store(struct device *d, struct device_attribute *a,
 	}
 	backing_close(bd);
 	bd->file = file;
+	bd->path = path;
 	bd->bdev = bdev;
 	bd->nr_blocks = nr;
 	bd->map = map;
 	bd->stale = stale;
 	bd->next = 0;
 	file = NULL;
+	path = NULL;
 	map = NULL;
 	stale = NULL;
 	ret = 0;

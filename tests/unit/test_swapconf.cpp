@@ -54,7 +54,7 @@ TEST(SwapConf, ErrorsNameFileLineAndKey)
 		{"size = 1G\n", "swap.conf:1: key 'size' before any [device] section"},
 		{"[a]\nsize = 1G\ncolour = red\n", "swap.conf:3: key 'colour': unknown (one of size, "
 						    "codec, level, unit, priority, mem-limit, discard, "
-						    "unit-adapt)"},
+						    "unit-adapt, writeback-device)"},
 		// the level is checked against the section's codec, set before or after it
 		{"[a]\nsize = 1G\nlevel = 23\ncodec = zstd\n",
 		 "swap.conf:3: key 'level': zstd levels are -131072 to 22 (negative: faster; 0: "
@@ -90,15 +90,28 @@ TEST(SwapConf, ErrorsNameFileLineAndKey)
 		{"[a\n", "swap.conf:1: '[a': a section is [NAME]"},
 		{"[a]\nsize=1G\n[a]\nsize=1G\n", "swap.conf:3: [a]: named twice (also line 1)"},
 		{"\n[a]\ncodec = lz4\n", "swap.conf:2: [a] has no size (size = 25% or size = 4G)"},
-		{"[a]\nsize=1G\nwriteback-device = /dev/sdb\n",
-		 "swap.conf:3: key 'writeback-device': writeback to a backing device is not in this "
-		 "zbatch yet (Documentation/admin-guide.md, replacing zram)"},
+		{"[a]\nsize=1G\nwriteback-device = sdb\n",
+		 "swap.conf:3: key 'writeback-device': 'sdb' is not a path (/dev/...)"},
+		{"[a]\nsize=1G\nbacking-dev = /dev/sdb\n",
+		 "swap.conf:3: key 'backing-dev': this name for it (writeback-device = PATH, as "
+		 "zram-generator's) is not in this zbatch yet (Documentation/admin-guide.md, "
+		 "replacing zram)"},
+		{"[a]\nsize=1G\nrecompress = zstd\n",
+		 "swap.conf:3: key 'recompress': recompression is not in this zbatch yet "
+		 "(Documentation/admin-guide.md, replacing zram)"},
 	};
 	for (const auto &[text, want] : cases) {
 		auto d = parse_swap_conf("swap.conf", text);
 		ASSERT_FALSE(d) << text;
 		EXPECT_EQ(d.error().message, want);
 	}
+}
+
+TEST(SwapConf, WritebackDeviceIsKept)
+{
+	auto d = parse_swap_conf("swap.conf", "[a]\nsize = 1G\nwriteback-device = /dev/sdb2\n");
+	ASSERT_TRUE(d) << d.error().message;
+	EXPECT_EQ(d->at(0).writeback_device, "/dev/sdb2");
 }
 
 TEST(SwapConf, RamFromMeminfo)

@@ -44,12 +44,12 @@ TEST(Swapdev, ParseBytes)
 
 TEST(Swapdev, ConfigChecksNameTheValue)
 {
-	auto bad = zbatch::check_swapdev_config({1ull << 30, "lz4", "8k"});
+	auto bad = zbatch::check_swapdev_config({1ull << 30, "lz4", "8k", 0, ""});
 	ASSERT_FALSE(bad);
 	EXPECT_NE(bad.error().message.find("8k"), std::string::npos);
-	EXPECT_FALSE(zbatch::check_swapdev_config({1ull << 30, "gzip", "4k"}));
-	EXPECT_FALSE(zbatch::check_swapdev_config({1000, "lz4", "4k"}));
-	EXPECT_TRUE(zbatch::check_swapdev_config({1ull << 30, "zstd", "64k"}));
+	EXPECT_FALSE(zbatch::check_swapdev_config({1ull << 30, "gzip", "4k", 0, ""}));
+	EXPECT_FALSE(zbatch::check_swapdev_config({1000, "lz4", "4k", 0, ""}));
+	EXPECT_TRUE(zbatch::check_swapdev_config({1ull << 30, "zstd", "64k", 0, ""}));
 }
 
 TEST(Swapdev, CreateWritesCodecUnitThenSize)
@@ -59,7 +59,7 @@ TEST(Swapdev, CreateWritesCodecUnitThenSize)
 	t.put("/sys/kernel/zbatch/swapdev/hot_remove", "");
 	device(t, 3);
 	zbatch::SysfsTree tree(t.root());
-	auto id = zbatch::swapdev_create(tree, {1ull << 30, "zstd", "64k"});
+	auto id = zbatch::swapdev_create(tree, {1ull << 30, "zstd", "64k", 0, ""});
 	ASSERT_TRUE(id) << id.error().message;
 	EXPECT_EQ(*id, 3);
 	auto d = t.root() / "sys/block/zbatchswap3/zbatch";
@@ -72,7 +72,7 @@ TEST(Swapdev, CreateWithoutModuleSkips)
 {
 	FakeTree t;
 	zbatch::SysfsTree tree(t.root());
-	auto id = zbatch::swapdev_create(tree, {1ull << 30, "lz4", "4k"});
+	auto id = zbatch::swapdev_create(tree, {1ull << 30, "lz4", "4k", 0, ""});
 	ASSERT_FALSE(id);
 	EXPECT_EQ(id.error().exit, zbatch::kExitSkipped);
 }
@@ -113,6 +113,68 @@ TEST(Swapdev, ListParsesStatistics)
 	auto odd = (*l)[1];
 	odd.codec = "lz4\"\n\x01";
 	EXPECT_EQ(zbatch::Json::parse(zbatch::swapdev_to_json(odd).dump())["codec"], odd.codec);
+}
+
+TEST(Swapdev, CreateSetsTheWritebackDeviceBeforeTheSize)
+{
+	FakeTree t;
+	t.put("/sys/kernel/zbatch/swapdev/hot_add", "3\n");
+	t.put("/sys/kernel/zbatch/swapdev/hot_remove", "");
+	device(t, 3);
+	t.put("/sys/block/zbatchswap3/zbatch/backing_dev", "none\n");
+	zbatch::SysfsTree tree(t.root());
+	auto id = zbatch::swapdev_create(tree, {1ull << 30, "zstd", "16k", 0, "/dev/vdb"});
+	ASSERT_TRUE(id) << id.error().message;
+	EXPECT_EQ(slurp(t.root() / "sys/block/zbatchswap3/zbatch/backing_dev"), "/dev/vdb");
+}
+
+TEST(Swapdev, ListParsesWriteback)
+{
+	FakeTree t;
+	device(t, 0);
+	t.put("/sys/kernel/zbatch/swapdev/hot_add", "");
+	auto d = std::string("/sys/block/zbatchswap0/zbatch/");
+	t.put(d + "backing_dev", "/dev/vdb\n");
+	t.put(d + "bd_stat", "     120       30      150\n");
+	t.put(d + "writeback_limit_enable", "1\n");
+	t.put(d + "writeback_limit", "77\n");
+	zbatch::SysfsTree tree(t.root());
+	auto l = zbatch::swapdev_list(tree);
+	ASSERT_TRUE(l) << l.error().message;
+	const auto &i = l->at(0);
+	EXPECT_EQ(i.backing_dev, "/dev/vdb");
+	EXPECT_EQ(i.bd_count, 120u);
+	EXPECT_EQ(i.bd_reads, 30u);
+	EXPECT_EQ(i.bd_writes, 150u);
+	auto j = zbatch::swapdev_to_json(i);
+	EXPECT_EQ(j["backing_dev"], "/dev/vdb");
+	EXPECT_EQ(j["writeback_limit"], 77);
+	t.put(d + "backing_dev", "none\n");
+	t.put(d + "writeback_limit_enable", "0\n");
+	auto none = zbatch::swapdev_to_json(zbatch::swapdev_list(tree)->at(0));
+	EXPECT_TRUE(none["backing_dev"].is_null()) << none;
+	EXPECT_TRUE(none["writeback_limit"].is_null()) << none;
+}
+
+TEST(Swapdev, WritebackRefusesAnUnknownModeAndAModuleWithout)
+{
+	FakeTree t;
+	device(t, 0);
+	zbatch::SysfsTree tree(t.root());
+	auto bad = zbatch::swapdev_writeback(tree, 0, "cold");
+	ASSERT_FALSE(bad);
+	EXPECT_NE(bad.error().message.find("idle, huge, huge_idle or page_index=N"),
+		  std::string::npos) << bad.error().message;
+	auto old = zbatch::swapdev_writeback(tree, 0, "idle");
+	ASSERT_FALSE(old);
+	EXPECT_NE(old.error().message.find("no writeback"), std::string::npos)
+		<< old.error().message;
+	auto gone = zbatch::swapdev_mark_idle(tree, 4);
+	ASSERT_FALSE(gone);
+	EXPECT_EQ(gone.error().code, ENODEV);
+	t.put("/sys/block/zbatchswap0/zbatch/writeback", "");
+	EXPECT_TRUE(zbatch::swapdev_writeback(tree, 0, "page_index=12"));
+	EXPECT_EQ(slurp(t.root() / "sys/block/zbatchswap0/zbatch/writeback"), "page_index=12");
 }
 
 TEST(Swapdev, DestroyRefusesASwappedOnDevice)

@@ -420,6 +420,142 @@ TEST(Swapdev, RefusalsSayWhy)
 	EXPECT_NE(none.output.find("no device"), std::string::npos) << none.output;
 }
 
+namespace {
+
+// A RAM disk to write back to: brd, 128 MiB (pages taken as written).
+void ram_disk()
+{
+	ASSERT_EQ(run("modprobe brd rd_nr=1 rd_size=131072").status, 0);
+	ASSERT_EQ(run("test -b /dev/ram0").status, 0) << "brd made no /dev/ram0";
+}
+
+Dev create_wb(const std::string &size, const std::string &unit, const std::string &backing)
+{
+	auto r = run(kCli + " --json dev create --size " + size + " --codec " + kCodec +
+		     " --unit " + unit + " --writeback-device " + backing);
+	EXPECT_EQ(r.status, 0) << r.output;
+	Dev d;
+	auto p = r.output.find("\"id\": ");
+	if (p != std::string::npos)
+		d.id = std::stoi(r.output.substr(p + 6));
+	d.path = "/dev/zbatchswap" + std::to_string(d.id);
+	return d;
+}
+
+std::string wb_dir(const Dev &d)
+{
+	return "/sys/block/zbatchswap" + std::to_string(d.id) + "/zbatch";
+}
+
+} // namespace
+
+// Writeback under swap, as an operator runs it: 64K folios of real data
+// swapped out into 16k units, every page marked idle and written back to
+// a RAM disk (the memory the device held goes), then every byte swapped
+// back in from the disk, whole folios reading written-back pages in one
+// bio, and checked; swapoff frees every block.
+TEST(Swapdev, WritebackMovesSwappedPagesToDiskAndBack)
+{
+	ram_disk();
+	auto d = create_wb("512M", "16k", "/dev/ram0");
+	ASSERT_GE(d.id, 0);
+	swapon(d);
+	zbatch::SwapdevInfo before, mid;
+	auto cfg = pageout(24, zbatch::Pattern::Real, "64kB");
+	cfg.between = [&]() -> zbatch::Result<void> {
+		before = info(d);
+		for (const char *cmd : {" dev idle ", " dev writeback "}) {
+			auto r = run(kCli + cmd + std::to_string(d.id) +
+				     (std::string(cmd) == " dev idle " ? "" : " idle"));
+			if (r.status)
+				return zbatch::fail(EIO, r.output);
+			std::cout << r.output;
+		}
+		mid = info(d);
+		return {};
+	};
+	auto r = zbatch::run_workload(cfg);
+	swapoff(d);
+	auto after = info(d);
+	destroy(d);
+	ASSERT_TRUE(r) << r.error().message;
+	EXPECT_EQ(r->bad_bytes, 0u);
+	std::cout << "before writeback: " << before.orig_bytes / 4096 << " pages, "
+		  << before.used_bytes / 4096 << " pages of memory; after: " << mid.bd_count
+		  << " pages on disk, " << mid.used_bytes / 4096 << " pages of memory; read back "
+		  << after.bd_reads << "\n";
+	EXPECT_GT(before.orig_bytes / 4096, 5000u) << "the region did not swap out";
+	// every page stored compressed was idle: nothing read it since
+	EXPECT_GE(mid.bd_count + mid.same_pages + 16, before.orig_bytes / 4096 -
+						       before.same_pages);
+	EXPECT_LT(mid.used_bytes, before.used_bytes / 4) << "the memory did not go";
+	EXPECT_GE(after.bd_reads + 16, mid.bd_count) << "pages did not come back from the disk";
+	EXPECT_EQ(after.failed_reads, 0u);
+	EXPECT_EQ(after.failed_writes, 0u);
+	EXPECT_LE(after.bd_count, 1u) << "swapoff left blocks on the disk";
+}
+
+// What writeback refuses, and why, through the CLI and sysfs; the limit
+// (zram's writeback_limit) stops it at exactly the pages allowed; pages
+// written back read back byte for byte.
+TEST(Swapdev, WritebackRefusalsAndLimit)
+{
+	ram_disk();
+	auto refused = [](const std::string &backing, const std::string &why) {
+		auto r = run(kCli + " dev create --size 16M --writeback-device " + backing);
+		EXPECT_EQ(r.status, 1) << backing;
+		EXPECT_NE(r.output.find(why), std::string::npos) << r.output;
+	};
+	refused("/dev/nonexistent", "no such device");
+	refused("/etc/passwd", "not a block device");
+	auto plain = create("16M", kCodec, "4k");
+	refused(plain.path, "a zbatch swap device");
+	auto nowb = run(kCli + " dev writeback " + std::to_string(plain.id) + " idle");
+	EXPECT_EQ(nowb.status, 1);
+	EXPECT_NE(nowb.output.find("has no writeback device"), std::string::npos) << nowb.output;
+	auto d = create_wb("16M", "16k", "/dev/ram0");
+	refused("/dev/ram0", "in use");
+	auto dir = wb_dir(d);
+	EXPECT_EQ(sysfs_write(dir + "/backing_dev", "/dev/ram0"), EBUSY) << "after disksize";
+	EXPECT_EQ(sysfs_write(dir + "/writeback", "incompressible"), EOPNOTSUPP);
+	EXPECT_EQ(sysfs_write(dir + "/writeback", "cold"), EINVAL);
+	EXPECT_EQ(sysfs_write(dir + "/writeback", "page_index=4096"), EINVAL) << "past the end";
+	EXPECT_EQ(sysfs_write(dir + "/idle", "3600"), EINVAL) << "no ages";
+	// 64 pages of text, 5 may go
+	auto text = zbatch::generate(zbatch::Pattern::Text, 64 * 4096, 7);
+	{
+		std::ofstream f("/tmp/wb.in", std::ios::binary);
+		f.write(reinterpret_cast<const char *>(text.data()), text.size());
+	}
+	ASSERT_EQ(run("dd if=/tmp/wb.in of=" + d.path + " bs=64k oflag=direct status=none").status,
+		  0);
+	EXPECT_EQ(sysfs_write(dir + "/writeback_limit", "5"), 0);
+	EXPECT_EQ(sysfs_write(dir + "/writeback_limit_enable", "1"), 0);
+	ASSERT_EQ(run(kCli + " dev idle " + std::to_string(d.id)).status, 0);
+	auto lim = run(kCli + " dev writeback " + std::to_string(d.id) + " idle");
+	EXPECT_EQ(lim.status, 1);
+	EXPECT_NE(lim.output.find("writeback_limit reached"), std::string::npos) << lim.output;
+	EXPECT_EQ(sysfs_read(dir + "/writeback_limit"), "0");
+	auto i = info(d);
+	EXPECT_EQ(i.bd_writes, 5u);
+	EXPECT_EQ(i.bd_count, 5u);
+	EXPECT_EQ(i.backing_dev, "/dev/ram0");
+	auto js = run(kCli + " --json dev list");
+	EXPECT_NE(js.output.find("\"bd_writes\": 5"), std::string::npos) << js.output;
+	// the limit off: the rest goes, by page and by mode
+	EXPECT_EQ(sysfs_write(dir + "/writeback_limit_enable", "0"), 0);
+	ASSERT_EQ(run(kCli + " dev writeback " + std::to_string(d.id) + " page_index=40").status, 0);
+	ASSERT_EQ(run(kCli + " dev writeback " + std::to_string(d.id) + " idle").status, 0);
+	EXPECT_EQ(info(d).bd_count, 64u);
+	EXPECT_EQ(info(d).orig_bytes, 64u * 4096);
+	ASSERT_EQ(run("dd if=" + d.path + " of=/tmp/wb.out bs=64k count=4 iflag=direct "
+		      "status=none && cmp /tmp/wb.in /tmp/wb.out").status, 0)
+		<< "written-back pages did not read back";
+	EXPECT_EQ(info(d).bd_reads, 64u);
+	destroy(d);
+	destroy(plain);
+}
+
 // Compression levels (algorithm_params, as zram's): what a device accepts
 // and refuses before it is sized, and that the level reaches the codec:
 // the same real data stores smaller at zstd level 9 than at -5, every byte

@@ -195,6 +195,14 @@ void add_swapdev(Exposition &x, const SwapdevInfo &d)
 	      dev, d.invalid_io);
 	x.add(p + "notify_free_total", "counter", "Swap slots freed by the kernel (io_stat).",
 	      dev, d.notify_free);
+	if (!d.backing_dev.empty()) {
+		x.add(p + "bd_pages", "gauge", "Pages on the writeback device now (bd_stat).", dev,
+		      d.bd_count);
+		x.add(p + "bd_reads_total", "counter",
+		      "Pages read from the writeback device (bd_stat).", dev, d.bd_reads);
+		x.add(p + "bd_writes_total", "counter",
+		      "Pages written to the writeback device (bd_stat).", dev, d.bd_writes);
+	}
 	for (const auto &[k, v] : d.unit_stat) {
 		const bool gauge = unit_gauges.count(k);
 		x.add(p + name_part(k) + (gauge ? "" : "_total"), gauge ? "gauge" : "counter",

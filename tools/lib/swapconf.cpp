@@ -46,13 +46,13 @@ Result<ConfSize> parse_size(const std::string &v, bool zero_ok)
 	return s;
 }
 
-const std::vector<std::string> keys = {"size",	   "codec",	"level",   "unit",
-				       "priority", "mem-limit", "discard", "unit-adapt"};
+const std::vector<std::string> keys = {"size",	  "codec",	"level",
+				       "unit",	  "priority",	"mem-limit",
+				       "discard", "unit-adapt", "writeback-device"};
 
 // Keys zram users set that zbatch does not offer yet: named, not ignored.
 const std::map<std::string, std::string> not_yet = {
-	{"writeback-device", "writeback to a backing device"},
-	{"backing-dev", "writeback to a backing device"},
+	{"backing-dev", "this name for it (writeback-device = PATH, as zram-generator's)"},
 	{"recompress", "recompression"},
 	{"recompression-algorithm", "recompression"},
 	{"algorithm-params", "codec parameters but the level (level = N)"},
@@ -148,6 +148,11 @@ Result<std::vector<SwapConfDevice>> parse_swap_conf(const std::string &file,
 				return err(fmt::format("key 'priority': '{}' is not -1 (the kernel's "
 						       "default) or 0 to 32767", v));
 			d.priority = *p;
+		} else if (key == "writeback-device") {
+			if (v.front() != '/')
+				return err(fmt::format("key 'writeback-device': '{}' is not a path "
+						       "(/dev/...)", v));
+			d.writeback_device = v;
 		} else if (key == "discard" || key == "unit-adapt") {
 			if (v != "yes" && v != "no")
 				return err(fmt::format("key '{}': '{}' is not yes or no", key, v));

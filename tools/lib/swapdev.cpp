@@ -37,6 +37,26 @@ std::string swaps_line(const SysfsTree &t, const std::string &name)
 	return "";
 }
 
+// Why the module refused a backing device (backing_dev_store()).
+std::string backing_dev_error(const SysfsTree &t, const std::string &dir, const Error &e)
+{
+	switch (e.code) {
+	case ENOENT:
+		return t.exists(dir + "/backing_dev") ? "no such device"
+						      : "the loaded zbatch has no writeback "
+							"(backing_dev): load this version's module";
+	case ENOTBLK:
+		return "not a block device";
+	case EBUSY:
+		return "in use (mounted, swapped on, or another device's backing device)";
+	case EINVAL:
+		return "a zbatch swap device, empty, or blocks larger than 4 KiB (the kernel log "
+		       "says which)";
+	default:
+		return e.message;
+	}
+}
+
 } // namespace
 
 Result<uint64_t> parse_bytes(const std::string &s)
@@ -124,14 +144,23 @@ Result<int> swapdev_create(const SysfsTree &t, const SwapdevConfig &c)
 	// after codec (which resets it) and unit (which bounds a zstd level)
 	if (c.level)
 		writes.emplace_back("algorithm_params", fmt::format("level={}", c.level));
+	if (!c.backing_dev.empty())
+		writes.emplace_back("backing_dev", c.backing_dev);
 	writes.emplace_back("disksize", std::to_string(c.size));
 	for (const auto &[file, value] : writes) {
 		if (auto w = t.write(dir + "/" + file, value); !w) {
+			// why, before the device and what it says go
+			const std::string why = file == "backing_dev" ?
+						backing_dev_error(t, dir, w.error()) : "";
 			(void)t.write(kSwapdevCtl + "/hot_remove", std::to_string(n));
 			if (file == "algorithm_params" && w.error().code == E2BIG)
 				return fail(E2BIG, fmt::format("{}: {} level {} with {} units: {}",
 							       swapdev_name(n), c.codec, c.level,
 							       c.unit, kZstd64kLevels));
+			if (file == "backing_dev")
+				return fail(w.error().code,
+					    fmt::format("{}: writeback device {}: {}", swapdev_name(n),
+							c.backing_dev, why));
 			if (file == "algorithm_params" && w.error().code == ENOENT)
 				return fail(ENOENT,
 					    fmt::format("{}: the loaded zbatch has no compression "
@@ -179,6 +208,15 @@ Result<std::vector<SwapdevInfo>> swapdev_list(const SysfsTree &t)
 			d.same_pages >> compacted >> d.huge_pages;
 		std::istringstream io(rd("io_stat"));
 		io >> d.failed_reads >> d.failed_writes >> d.invalid_io >> d.notify_free;
+		d.backing_dev = rd("backing_dev");
+		while (!d.backing_dev.empty() && isspace(static_cast<unsigned char>(d.backing_dev.back())))
+			d.backing_dev.pop_back();
+		if (d.backing_dev == "none")
+			d.backing_dev.clear();
+		std::istringstream bd(rd("bd_stat"));
+		bd >> d.bd_count >> d.bd_reads >> d.bd_writes;
+		d.wb_limit_on = to_u64(rd("writeback_limit_enable")) != 0;
+		d.wb_limit = to_u64(rd("writeback_limit"));
 		std::istringstream us(rd("unit_stat"));
 		std::string k;
 		int64_t v;
@@ -220,6 +258,73 @@ Result<void> swapdev_destroy(const SysfsTree &t, int id)
 	return {};
 }
 
+namespace {
+
+// The device's writeback file @file, or why it cannot be written to.
+Result<std::string> wb_file(const SysfsTree &t, int id, const std::string &file)
+{
+	auto name = swapdev_name(id);
+	if (!t.exists(kSysBlockDir + "/" + name))
+		return fail(ENODEV, fmt::format("no device {} (see zbatch dev list)", name));
+	auto path = swapdev_dir(id) + "/" + file;
+	if (!t.exists(path))
+		return fail(ENOENT, fmt::format("{}: the loaded zbatch has no writeback ({}): load "
+						"this version's module", name, file));
+	return path;
+}
+
+} // namespace
+
+Result<void> swapdev_mark_idle(const SysfsTree &t, int id)
+{
+	auto path = wb_file(t, id, "idle");
+	if (!path)
+		return std::unexpected(path.error());
+	if (auto w = t.write(*path, "all"); !w)
+		return fail(w.error().code,
+			    w.error().code == EINVAL ?
+			    fmt::format("{} has no size yet (nothing stored)", swapdev_name(id)) :
+			    fmt::format("{}: idle: {}", swapdev_name(id), w.error().message));
+	return {};
+}
+
+Result<void> swapdev_writeback(const SysfsTree &t, int id, const std::string &mode)
+{
+	static const std::vector<std::string> modes = {"idle", "huge", "huge_idle"};
+	const bool page = mode.rfind("page_index=", 0) == 0;
+	if (!page && std::ranges::find(modes, mode) == modes.end())
+		return fail(EINVAL, fmt::format("'{}': writeback idle, huge, huge_idle or "
+						"page_index=N", mode));
+	auto path = wb_file(t, id, "writeback");
+	if (!path)
+		return std::unexpected(path.error());
+	auto name = swapdev_name(id);
+	auto w = t.write(*path, mode);
+	if (w)
+		return {};
+	switch (w.error().code) {
+	case ENODEV:
+		return fail(ENODEV, fmt::format("{} has no writeback device (zbatch dev create "
+						"--writeback-device PATH)", name));
+	case EAGAIN:
+		return fail(EAGAIN, fmt::format("{}: another writeback is running; try again when "
+						"it is done", name));
+	case ENOSPC:
+		return fail(ENOSPC, fmt::format("{}: the writeback device is full", name));
+	case EIO:
+		return fail(EIO, fmt::format("{}: writeback_limit reached, or the writeback device "
+					     "failed writes (the pages stay in memory; bd_stat "
+					     "and unit_stat's writeback_failed say which)", name));
+	case EINVAL:
+		return fail(EINVAL, page ? fmt::format("{}: '{}': no such page, or no size yet",
+						       name, mode)
+					 : fmt::format("{} has no size yet", name));
+	default:
+		return fail(w.error().code, fmt::format("{}: writeback {}: {}", name, mode,
+							 w.error().message));
+	}
+}
+
 Json swapdev_to_json(const SwapdevInfo &d)
 {
 	Json j = {{"id", d.id}, {"name", d.name}, {"disksize", d.disksize}, {"codec", d.codec},
@@ -229,6 +334,11 @@ Json swapdev_to_json(const SwapdevInfo &d)
 		  {"huge_pages", d.huge_pages}, {"failed_reads", d.failed_reads},
 		  {"failed_writes", d.failed_writes}, {"invalid_io", d.invalid_io},
 		  {"notify_free", d.notify_free}, {"swap", !d.swap_use.empty()}};
+	j["backing_dev"] = d.backing_dev.empty() ? Json(nullptr) : Json(d.backing_dev);
+	j["bd_count"] = d.bd_count;
+	j["bd_reads"] = d.bd_reads;
+	j["bd_writes"] = d.bd_writes;
+	j["writeback_limit"] = d.wb_limit_on ? Json(d.wb_limit) : Json(nullptr);
 	for (const auto &[k, v] : d.unit_stat)
 		j[k] = v;
 	j["batches"] = Json::array();

@@ -152,7 +152,7 @@ Result<int> run_dev_create(Context &ctx, const DevOptions &o)
 		return fail(EINVAL, "--size " + size.error().message);
 	if (o.swap && !ctx.is_root())
 		return skip(EPERM, "zbatch dev create --swap needs root");
-	auto id = swapdev_create(ctx.tree, {*size, o.codec, o.unit, o.level});
+	auto id = swapdev_create(ctx.tree, {*size, o.codec, o.unit, o.level, o.backing});
 	if (!id)
 		return std::unexpected(id.error());
 	if (o.swap)
@@ -213,16 +213,21 @@ Result<int> run_dev_setup(Context &ctx, const SetupOptions &o)
 	for (const auto &d : *devs) {
 		const uint64_t size = conf_bytes(d.size, *ram);
 		const uint64_t limit = conf_bytes(d.mem_limit, *ram);
-		auto line = fmt::format("[{}] {} bytes, {}, {} units, priority {}{}{}{}", d.name,
+		auto line = fmt::format("[{}] {} bytes, {}, {} units, priority {}{}{}{}{}", d.name,
 					size, codec_label(d.codec, d.level), d.unit, d.priority,
 					limit ? fmt::format(", mem_limit {}", limit) : "",
 					d.discard ? ", discard" : "",
-					d.unit_adapt ? "" : ", unit_adapt 0");
+					d.unit_adapt ? "" : ", unit_adapt 0",
+					d.writeback_device.empty() ? "" :
+					", writeback to " + d.writeback_device);
 		if (o.dry_run) {
 			if (ctx.json)
 				out.push_back({{"section", d.name}, {"size", size}, {"codec", d.codec},
 					       {"level", d.level}, {"unit", d.unit}, {"priority", d.priority},
-					       {"mem_limit", limit}, {"discard", d.discard}});
+					       {"mem_limit", limit}, {"discard", d.discard},
+					       {"writeback_device", d.writeback_device.empty() ?
+								    Json(nullptr) :
+								    Json(d.writeback_device)}});
 			else
 				con.print("would set up {}\n", line);
 			continue;
@@ -252,7 +257,8 @@ Result<int> run_dev_setup(Context &ctx, const SetupOptions &o)
 				state.erase(it);
 			}
 		}
-		auto id = swapdev_create(ctx.tree, {size, d.codec, d.unit, d.level});
+		auto id = swapdev_create(ctx.tree, {size, d.codec, d.unit, d.level,
+						    d.writeback_device});
 		Result<std::string> uuid = std::string();
 		if (!id) {
 			uuid = std::unexpected(id.error());
@@ -414,6 +420,12 @@ Result<int> run_dev_list(Context &ctx)
 			   d.name, mib(d.disksize), codec_label(d.codec, d.level), d.unit, mib(d.orig_bytes),
 			   mib(d.compr_bytes), mib(d.used_bytes), d.same_pages, d.huge_pages,
 			   us("units"), us("partial_reads"), d.swap_use.empty() ? "no" : "yes");
+		if (!d.backing_dev.empty())
+			con.print("  writeback to {}: {} pages there, {} read back, {} written{}{}\n",
+				   d.backing_dev, d.bd_count, d.bd_reads, d.bd_writes,
+				   us("writeback_failed") ?
+				   fmt::format(", {} failed (kept in memory)", us("writeback_failed")) : "",
+				   d.wb_limit_on ? fmt::format("; limit: {} pages left", d.wb_limit) : "");
 		if (d.failed_reads || d.failed_writes)
 			con.print("  failed reads {}, failed writes {} (limit refusals {})\n",
 				   d.failed_reads, d.failed_writes, us("limit_refused"));
@@ -423,6 +435,41 @@ Result<int> run_dev_list(Context &ctx)
 		if (!hist.empty())
 			con.print("  batches (requests:writes/reads):{}\n", hist);
 	}
+	return kExitOk;
+}
+
+Result<int> run_dev_idle(Context &ctx, int id)
+{
+	if (auto r = swapdev_mark_idle(ctx.tree, id); !r)
+		return std::unexpected(r.error());
+	if (ctx.json)
+		ctx.con.print("{}", json_text({{"idle", swapdev_name(id)}}));
+	else
+		ctx.con.note("{}: every page in memory marked idle (reading or writing a page "
+			     "clears it)\n", swapdev_name(id));
+	return kExitOk;
+}
+
+Result<int> run_dev_writeback(Context &ctx, int id, const std::string &mode)
+{
+	auto before = swapdev_list(ctx.tree);
+	if (auto r = swapdev_writeback(ctx.tree, id, mode); !r)
+		return std::unexpected(r.error());
+	auto after = swapdev_list(ctx.tree);
+	uint64_t written = 0, there = 0;
+	if (before && after)
+		for (const auto &a : *after)
+			for (const auto &b : *before)
+				if (a.id == id && b.id == id) {
+					written = a.bd_writes - b.bd_writes;
+					there = a.bd_count;
+				}
+	if (ctx.json)
+		ctx.con.print("{}", json_text({{"device", swapdev_name(id)}, {"mode", mode},
+					       {"written", written}, {"bd_count", there}}));
+	else
+		ctx.con.note("{}: {} pages written back ({}); {} pages on the writeback device\n",
+			     swapdev_name(id), written, mode, there);
 	return kExitOk;
 }
 
@@ -465,6 +512,10 @@ void add_dev(CLI::App &app, Action &action)
 		      "Compression unit: 4k (per page, as zram), 16k or 64k (the pages of a large "
 		      "folio compressed together: smaller, but reading one page decompresses the "
 		      "unit) (default 4k)");
+	c->add_option("--writeback-device", o->backing,
+		      "A block device pages may be written back to (zram's backing_dev): "
+		      "zbatch dev writeback moves idle or incompressible pages there; opened "
+		      "exclusively for the device's life");
 	auto *swap = c->add_flag("--swap", o->swap,
 				 "Also format it as swap and swap on (mkswap and swapon in one step)");
 	c->add_option("--priority", o->priority,
@@ -494,6 +545,26 @@ void add_dev(CLI::App &app, Action &action)
 	auto *l = dev->add_subcommand("list", "Devices with their zram-style statistics and the "
 				      "batch sizes their I/O had");
 	l->callback([&action] { action = run_dev_list; });
+
+	auto *id = dev->add_subcommand("idle", "Mark every page a device holds in memory idle "
+				       "(zram's idle all): writeback idle then moves those not "
+				       "read or written since");
+	id->add_option("N", o->id, "Device number (zbatchswapN)")->required()->check(CLI::Range(0, 31));
+	id->callback([&action, o] { action = [o](Context &ctx) { return run_dev_idle(ctx, o->id); }; });
+
+	auto *wb = dev->add_subcommand("writeback", "Move pages to the device's writeback device "
+				       "(zram's writeback): they read back from there");
+	wb->add_option("N", o->id, "Device number (zbatchswapN)")->required()->check(CLI::Range(0, 31));
+	wb->add_option("MODE", o->mode,
+		       "idle (pages marked idle and not touched since), huge (pages that did "
+		       "not compress), huge_idle (both), page_index=N (one page)")->required();
+	wb->footer("A writeback limit (zram's writeback_limit, in 4 KiB pages) is set in "
+		   "sysfs: Documentation/admin-guide.md, Writeback.\nExamples:\n"
+		   "  zbatch dev idle 0; sleep 3600; zbatch dev writeback 0 idle\n"
+		   "  zbatch dev writeback 0 huge");
+	wb->callback([&action, o] {
+		action = [o](Context &ctx) { return run_dev_writeback(ctx, o->id, o->mode); };
+	});
 
 	auto *d = dev->add_subcommand("destroy", "Destroy a device (refused while swapped on or "
 				      "open)");

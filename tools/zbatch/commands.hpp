@@ -106,6 +106,8 @@ struct DevOptions {
 	int priority = 100;	// with swap
 	bool discard = false;	// with swap
 	int level = 0;		// the codec's level; 0: its default
+	std::string backing{};	// --writeback-device
+	std::string mode{};	// dev writeback's
 };
 struct SetupOptions {
 	std::string config = "/etc/zbatch/swap.conf";
@@ -116,5 +118,7 @@ Result<int> run_dev_teardown(Context &ctx);
 Result<int> run_dev_create(Context &ctx, const DevOptions &o);
 Result<int> run_dev_list(Context &ctx);
 Result<int> run_dev_destroy(Context &ctx, int id);
+Result<int> run_dev_idle(Context &ctx, int id);
+Result<int> run_dev_writeback(Context &ctx, int id, const std::string &mode);
 
 } // namespace zbatch::cli

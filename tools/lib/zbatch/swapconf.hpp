@@ -48,6 +48,7 @@ struct SwapConfDevice {
 	bool unit_adapt = true;	// unit-adapt: units only while they pay
 	int level = 0;		// the codec's level; 0: its default
 	unsigned int level_line = 0;
+	std::string writeback_device;	// zram-generator's key: a block device path
 };
 
 // @text, the contents of @file (named in the errors).

@@ -22,6 +22,7 @@ struct SwapdevConfig {
 	std::string codec = "lz4";	// deflate, lz4, zstd, lzo
 	std::string unit = "4k";	// 4k, 16k, 64k
 	int level = 0;			// the codec's compression level; 0: its default
+	std::string backing_dev;	// writeback's block device; "": none
 };
 
 struct SwapdevInfo {
@@ -36,6 +37,13 @@ struct SwapdevInfo {
 	uint64_t same_pages = 0, huge_pages = 0;
 	// io_stat, as zram's
 	uint64_t failed_reads = 0, failed_writes = 0, invalid_io = 0, notify_free = 0;
+	// writeback: its backing device ("": none) and bd_stat, as zram's
+	// (pages now there, read from it, written to it); the pages it may
+	// still write, when writeback_limit_enable is on
+	std::string backing_dev;
+	uint64_t bd_count = 0, bd_reads = 0, bd_writes = 0;
+	bool wb_limit_on = false;
+	uint64_t wb_limit = 0;
 	std::map<std::string, int64_t> unit_stat;	// units, partial_reads, ...
 	// requests per batch -> (write batches, read batches)
 	std::map<unsigned int, std::pair<uint64_t, uint64_t>> batches;
@@ -58,6 +66,11 @@ Result<int> swapdev_create(const SysfsTree &t, const SwapdevConfig &c);
 Result<std::vector<SwapdevInfo>> swapdev_list(const SysfsTree &t);
 // Refused, naming why, while the device is swapped on or open.
 Result<void> swapdev_destroy(const SysfsTree &t, int id);
+// Writeback (zram's): mark every page in memory idle (read or rewritten
+// since: no longer); move pages to the backing device, @mode one of idle,
+// huge, huge_idle, page_index=N. The errors name what to do.
+Result<void> swapdev_mark_idle(const SysfsTree &t, int id);
+Result<void> swapdev_writeback(const SysfsTree &t, int id, const std::string &mode);
 // One device as a JSON object (fields documented in Documentation/cli.md).
 Json swapdev_to_json(const SwapdevInfo &d);
 
