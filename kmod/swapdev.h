@@ -10,7 +10,9 @@
 #define _ZBATCH_SWAPDEV_H
 
 #include <linux/atomic.h>
+#include <linux/bio.h>
 #include <linux/blkdev.h>
+#include <linux/completion.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
@@ -117,6 +119,7 @@ struct zb_backing {
 	unsigned long nr_blocks;
 	unsigned long *map;
 	unsigned long *stale;
+	unsigned long *gone;		/* blocks_recycle()'s, under @lock */
 	unsigned long next;
 	unsigned long used;		/* bits set in @map */
 	struct srcu_struct srcu;
@@ -130,7 +133,9 @@ struct zb_backing {
  * The reads of written-back pages that a read gathered (read_region()),
  * done together by zb_bd_reads_run() in a worker: a read arrives inside
  * submit_bio(), where a bio it submitted itself would wait for it to
- * return. @srcu_idx: the reader's @srcu section, entered with the first.
+ * return. The bios are these, prepared in place: nothing is allocated
+ * on the way (swap-in under memory pressure). @srcu_idx: the reader's
+ * @srcu section, entered with the first.
  */
 #define ZB_BD_READS	ZB_UNIT_MAX_PAGES
 struct zb_bd_reads {
@@ -139,8 +144,12 @@ struct zb_bd_reads {
 	unsigned int n;
 	int srcu_idx;
 	int err;
+	atomic_t pending;
+	struct completion done;
 	unsigned long block[ZB_BD_READS];
 	u8 *dst[ZB_BD_READS];
+	struct bio bio[ZB_BD_READS];
+	struct bio_vec bvec[ZB_BD_READS];
 };
 
 /*
@@ -275,9 +284,11 @@ void zb_reserve_drop(struct zb_swapdev *z, struct zb_reserve *rv);
 #define ZB_WB_HUGE	BIT(1)	/* only pages stored raw */
 bool zb_slot_mark_idle(struct zb_swapdev *z, unsigned long index);
 void zb_slot_accessed(struct zb_swapdev *z, unsigned long index);
-bool zb_slot_wb_choose(struct zb_swapdev *z, unsigned long index, unsigned int mode);
+bool zb_slot_wb_fits(struct zb_swapdev *z, unsigned long index, unsigned int mode,
+		     bool *unit);
+void zb_slot_wb_choose(struct zb_swapdev *z, unsigned long index);
 bool zb_slot_wb_commit(struct zb_swapdev *z, unsigned long index, unsigned long block);
-void zb_slot_wb_cancel(struct zb_swapdev *z, unsigned long index);
+void zb_slot_wb_cancel(struct zb_swapdev *z, unsigned long index, bool failed);
 
 /* swapdev_wb.c; its attributes sit in the device's "zbatch" directory */
 extern struct device_attribute dev_attr_backing_dev, dev_attr_idle, dev_attr_writeback,
@@ -297,8 +308,9 @@ bool zb_is_swapdev(struct block_device *bdev);
 int zb_read_for_writeback(struct zb_swapdev *z, const unsigned long *index,
 			  u8 *const *dst, unsigned int n);
 
-/* debugfs fault_swap_alloc */
+/* debugfs fault_swap_alloc, fault_bd_read_delay_ms */
 extern unsigned int zb_fault_fast_alloc;
+extern unsigned int zb_fault_bd_read_delay_ms;
 bool zb_page_same_filled(const void *p, unsigned long *word);
 bool zb_over_limit(struct zb_swapdev *z);
 

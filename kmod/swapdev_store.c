@@ -195,22 +195,30 @@ void zb_slot_accessed(struct zb_swapdev *z, unsigned long index)
 }
 
 /*
- * Writeback chooses the page if it is in memory and fits @mode
- * (ZB_WB_IDLE, ZB_WB_HUGE); the mark it leaves is cleared by anything
- * that frees or rewrites the slot (slot_clear()), so that
- * zb_slot_wb_commit() knows whether the copy it wrote is still the page.
+ * Whether writeback may take the page: in memory and fitting @mode
+ * (ZB_WB_IDLE, ZB_WB_HUGE); *@unit says whether it is a unit's page.
  */
-bool zb_slot_wb_choose(struct zb_swapdev *z, unsigned long index, unsigned int mode)
+bool zb_slot_wb_fits(struct zb_swapdev *z, unsigned long index, unsigned int mode,
+		     bool *unit)
 {
 	struct zb_slot *s = &z->slots[index];
 
 	slot_assert_locked(z, index);
-	if (!slot_in_memory(s) ||
-	    ((mode & ZB_WB_IDLE) && !slot_test(s, ZB_SLOT_IDLE)) ||
-	    ((mode & ZB_WB_HUGE) && !slot_test(s, ZB_SLOT_HUGE)))
-		return false;
-	__set_bit(ZB_SLOT_UNDER_WB, &s->flags);
-	return true;
+	*unit = slot_test(s, ZB_SLOT_UNIT);
+	return slot_in_memory(s) &&
+	       (!(mode & ZB_WB_IDLE) || slot_test(s, ZB_SLOT_IDLE)) &&
+	       (!(mode & ZB_WB_HUGE) || slot_test(s, ZB_SLOT_HUGE));
+}
+
+/*
+ * Writeback takes the page (it fits): the mark it leaves is cleared by
+ * anything that frees or rewrites the slot (slot_clear()), so that
+ * zb_slot_wb_commit() knows whether the copy it wrote is still the page.
+ */
+void zb_slot_wb_choose(struct zb_swapdev *z, unsigned long index)
+{
+	slot_assert_locked(z, index);
+	__set_bit(ZB_SLOT_UNDER_WB, &z->slots[index].flags);
 }
 
 /*
@@ -232,11 +240,21 @@ bool zb_slot_wb_commit(struct zb_swapdev *z, unsigned long index, unsigned long 
 	return true;
 }
 
-/* The page chosen stays in memory (its write failed, or was not made). */
-void zb_slot_wb_cancel(struct zb_swapdev *z, unsigned long index)
+/*
+ * The page chosen stays in memory: its write was not made, or @failed;
+ * then it is no longer idle, so that "writeback idle" does not try it
+ * again and again on a failing device (as zram).
+ */
+void zb_slot_wb_cancel(struct zb_swapdev *z, unsigned long index, bool failed)
 {
+	struct zb_slot *s = &z->slots[index];
+
 	slot_assert_locked(z, index);
-	__clear_bit(ZB_SLOT_UNDER_WB, &z->slots[index].flags);
+	if (!slot_test(s, ZB_SLOT_UNDER_WB))
+		return;		/* freed or rewritten since */
+	__clear_bit(ZB_SLOT_UNDER_WB, &s->flags);
+	if (failed)
+		__clear_bit(ZB_SLOT_IDLE, &s->flags);
 }
 
 bool zb_page_same_filled(const void *p, unsigned long *word)

@@ -23,10 +23,12 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bio.h>
+#include <linux/delay.h>
 #include <linux/blkdev.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <linux/vmalloc.h>
@@ -35,6 +37,12 @@
 
 /* Pages one writeback batch chooses, reads and writes (256 KiB). */
 #define ZB_WB_BATCH	64
+static_assert(ZB_WB_BATCH >= ZB_UNIT_MAX_PAGES);	/* a batch takes any unit */
+/* The largest device's pages (disksize_store()): bitmap ops take an int. */
+#define ZB_BD_MAX_BLOCKS	(1UL << (40 - PAGE_SHIFT))
+
+/* debugfs fault_bd_read_delay_ms: a read's I/O starts N ms late (0: not) */
+unsigned int zb_fault_bd_read_delay_ms;
 
 /* Reads of written-back pages, in a worker that may run in reclaim. */
 static struct workqueue_struct *zb_bd_wq;
@@ -71,11 +79,13 @@ static void backing_close(struct zb_backing *bd)
 	kfree(bd->path);
 	kvfree(bd->map);
 	kvfree(bd->stale);
+	kvfree(bd->gone);
 	bd->file = NULL;
 	bd->path = NULL;
 	bd->bdev = NULL;
 	bd->map = NULL;
 	bd->stale = NULL;
+	bd->gone = NULL;
 	bd->nr_blocks = 0;
 }
 
@@ -101,22 +111,18 @@ void zb_bd_free(struct zb_swapdev *z, unsigned long block)
  */
 static void blocks_recycle(struct zb_backing *bd)
 {
-	unsigned long nr = bd->nr_blocks, *gone;
-	unsigned long i;
+	unsigned long nr = bd->nr_blocks, i;
 
 	lockdep_assert_held(&bd->lock);
 	if (find_first_bit(bd->stale, nr) >= nr)
 		return;
-	gone = bitmap_zalloc(nr, GFP_KERNEL);
-	if (!gone)
-		return;		/* they stay stale until the next writeback */
+	bitmap_zero(bd->gone, nr);
 	for_each_set_bit(i, bd->stale, nr)
 		if (test_and_clear_bit(i, bd->stale))
-			__set_bit(i, gone);
+			__set_bit(i, bd->gone);
 	synchronize_srcu(&bd->srcu);
-	bitmap_andnot(bd->map, bd->map, gone, nr);
-	bd->used -= bitmap_weight(gone, nr);
-	bitmap_free(gone);
+	bitmap_andnot(bd->map, bd->map, bd->gone, nr);
+	bd->used -= bitmap_weight(bd->gone, nr);
 }
 
 /* A free block (the caller knows there is one), next fit after the last. */
@@ -153,6 +159,8 @@ static void block_unused(struct zb_backing *bd, unsigned long b)
 void zb_bd_read_add(struct zb_swapdev *z, struct zb_bd_reads *rd, unsigned long block,
 		    u8 *dst)
 {
+	/* a bio's page or the bounce page: never writeback's vmalloc buffer */
+	WARN_ON_ONCE(is_vmalloc_addr(dst));
 	if (!rd->n) {
 		rd->z = z;
 		rd->srcu_idx = srcu_read_lock(&z->bd.srcu);
@@ -162,40 +170,51 @@ void zb_bd_read_add(struct zb_swapdev *z, struct zb_bd_reads *rd, unsigned long 
 	rd->n++;
 }
 
+static void bd_read_end(struct bio *bio)
+{
+	struct zb_bd_reads *rd = bio->bi_private;
+
+	if (bio->bi_status)
+		cmpxchg(&rd->err, 0, blk_status_to_errno(bio->bi_status));
+	if (atomic_dec_and_test(&rd->pending))
+		complete(&rd->done);
+}
+
 /*
- * One bio a run of consecutive blocks into consecutive memory, chained to
- * the first; the first waited for (its status is the first error of any).
+ * A bio a page, prepared in @rd (nothing allocated: the block layer's
+ * plug merges consecutive blocks), all submitted, then waited for. No
+ * allocation on the way recurses into I/O (memalloc_noio_save()): the
+ * backing driver's may not swap out to the device whose read this is.
  */
 static void bd_reads_work(struct work_struct *work)
 {
 	struct zb_bd_reads *rd = container_of(work, struct zb_bd_reads, work);
 	struct block_device *bdev = rd->z->bd.bdev;
-	struct bio *parent = NULL, *bio = NULL;
+	unsigned int i, noio = memalloc_noio_save();
 	struct blk_plug plug;
-	unsigned int i;
 
+	if (READ_ONCE(zb_fault_bd_read_delay_ms))	/* a window for reuse races */
+		msleep(READ_ONCE(zb_fault_bd_read_delay_ms));
+	rd->err = 0;
+	atomic_set(&rd->pending, rd->n);
+	init_completion(&rd->done);
 	blk_start_plug(&plug);
 	for (i = 0; i < rd->n; i++) {
-		if (!bio || rd->block[i] != rd->block[i - 1] + 1 ||
-		    !bio_add_page(bio, virt_to_page(rd->dst[i]), PAGE_SIZE,
-				  offset_in_page(rd->dst[i]))) {
-			if (bio && bio != parent)
-				submit_bio(bio);
-			bio = bio_alloc(bdev, rd->n - i, REQ_OP_READ, GFP_NOIO);
-			bio->bi_iter.bi_sector = rd->block[i] << (PAGE_SHIFT - SECTOR_SHIFT);
-			__bio_add_page(bio, virt_to_page(rd->dst[i]), PAGE_SIZE,
-				       offset_in_page(rd->dst[i]));
-			if (parent)
-				bio_chain(bio, parent);
-			else
-				parent = bio;
-		}
-	}
-	if (bio != parent)
+		struct bio *bio = &rd->bio[i];
+
+		bio_init(bio, bdev, &rd->bvec[i], 1, REQ_OP_READ);
+		bio->bi_iter.bi_sector = rd->block[i] << (PAGE_SHIFT - SECTOR_SHIFT);
+		__bio_add_page(bio, virt_to_page(rd->dst[i]), PAGE_SIZE,
+			       offset_in_page(rd->dst[i]));
+		bio->bi_private = rd;
+		bio->bi_end_io = bd_read_end;
 		submit_bio(bio);
-	rd->err = submit_bio_wait(parent);
-	bio_put(parent);
+	}
 	blk_finish_plug(&plug);
+	wait_for_completion_io(&rd->done);
+	for (i = 0; i < rd->n; i++)
+		bio_uninit(&rd->bio[i]);
+	memalloc_noio_restore(noio);
 }
 
 /* Do the reads gathered; leaves @rd empty. 0 or the I/O error. */
@@ -258,22 +277,46 @@ static void wb_charge(struct zb_backing *bd, u64 pages)
 
 /*
  * Choose up to @max pages from *@index on, a unit-sized region at a time
- * (its slots locked together, as a unit's writer locks them); *@index
- * moves past what was looked at.
+ * (its slots locked together, as a unit's writer locks them), so that a
+ * unit is decompressed once. A unit's pages go together or not at all:
+ * a unit's memory is freed only when its last page leaves it, so pages
+ * written back while another stays would free nothing (by "idle" or
+ * "huge"; one page asked for by page_index goes alone). The one
+ * exception is the end of the allowance: a batch that cannot take a
+ * whole region takes what it can of it. *@index moves past the regions
+ * looked at; a region that does not fit the batch waits for the next.
  */
 static void wb_choose(struct zb_swapdev *z, struct zb_wb *wb, unsigned long *index,
 		      unsigned long end, unsigned int mode, unsigned int max)
 {
 	while (*index < end && wb->n < max) {
-		unsigned long i = *index, last;
+		unsigned long i, first = *index, last, fits = 0, units = 0, unit_fits = 0;
+		unsigned int k;
+		bool unit;
 
-		last = min(end, round_down(i, z->unit_pages) + z->unit_pages);
-		last = min_t(unsigned long, last, i + max - wb->n);
-		zb_slots_lock(z, i, last - i);
-		for (; i < last; i++)
-			if (zb_slot_wb_choose(z, i, mode))
-				wb->index[wb->n++] = i;
-		zb_slots_unlock(z, *index, last - *index);
+		last = min(end, round_down(first, z->unit_pages) + z->unit_pages);
+		zb_slots_lock(z, first, last - first);
+		for (i = first; i < last; i++) {
+			bool f = zb_slot_wb_fits(z, i, mode, &unit);
+
+			units |= (unsigned long)unit << (i - first);
+			fits |= (unsigned long)f << (i - first);
+			unit_fits |= (unsigned long)(f && unit) << (i - first);
+		}
+		if (mode && unit_fits != units)
+			fits &= ~units;		/* some of the unit stays */
+		k = hweight_long(fits);
+		if (k > max - wb->n && wb->n) {
+			zb_slots_unlock(z, first, last - first);
+			return;			/* the next batch takes it */
+		}
+		for_each_set_bit(i, &fits, last - first) {
+			if (wb->n == max)
+				break;
+			zb_slot_wb_choose(z, first + i);
+			wb->index[wb->n++] = first + i;
+		}
+		zb_slots_unlock(z, first, last - first);
 		*index = last;
 		cond_resched();
 	}
@@ -316,7 +359,7 @@ static unsigned int wb_commit(struct zb_swapdev *z, struct zb_wb *wb)
 
 		zb_slot_lock(z, wb->index[i]);
 		if (wb->err[i])
-			zb_slot_wb_cancel(z, wb->index[i]);
+			zb_slot_wb_cancel(z, wb->index[i], true);
 		else
 			kept = zb_slot_wb_commit(z, wb->index[i], wb->block[i]);
 		zb_slot_unlock(z, wb->index[i]);
@@ -340,7 +383,7 @@ static void wb_cancel(struct zb_swapdev *z, struct zb_wb *wb)
 
 	for (i = 0; i < wb->n; i++) {
 		zb_slot_lock(z, wb->index[i]);
-		zb_slot_wb_cancel(z, wb->index[i]);
+		zb_slot_wb_cancel(z, wb->index[i], false);
 		zb_slot_unlock(z, wb->index[i]);
 		block_unused(&z->bd, wb->block[i]);
 	}
@@ -437,7 +480,7 @@ static ssize_t backing_dev_store(struct device *d, struct device_attribute *a,
 {
 	struct zb_swapdev *z = dev_z(d);
 	struct zb_backing *bd = &z->bd;
-	unsigned long nr, *map = NULL, *stale = NULL;
+	unsigned long nr, *map = NULL, *stale = NULL, *gone = NULL;
 	struct block_device *bdev;
 	struct file *file = NULL;
 	char *path, *p;
@@ -470,7 +513,8 @@ static ssize_t backing_dev_store(struct device *d, struct device_attribute *a,
 		goto out;
 	}
 	bdev = file_bdev(file);
-	nr = bdev_nr_bytes(bdev) >> PAGE_SHIFT;
+	/* never more blocks than the largest device has pages (1 TiB) */
+	nr = min_t(u64, bdev_nr_bytes(bdev) >> PAGE_SHIFT, ZB_BD_MAX_BLOCKS);
 	if (zb_is_swapdev(bdev) || !nr || bdev_logical_block_size(bdev) > PAGE_SIZE) {
 		pr_warn_ratelimited("zbatchswap%d: backing device %s: %s\n", z->id, path,
 				    zb_is_swapdev(bdev) ? "a zbatch swap device" :
@@ -480,7 +524,8 @@ static ssize_t backing_dev_store(struct device *d, struct device_attribute *a,
 	}
 	map = kvcalloc(BITS_TO_LONGS(nr), sizeof(long), GFP_KERNEL);
 	stale = kvcalloc(BITS_TO_LONGS(nr), sizeof(long), GFP_KERNEL);
-	if (!map || !stale) {
+	gone = kvcalloc(BITS_TO_LONGS(nr), sizeof(long), GFP_KERNEL);
+	if (!map || !stale || !gone) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -491,11 +536,13 @@ static ssize_t backing_dev_store(struct device *d, struct device_attribute *a,
 	bd->nr_blocks = nr;
 	bd->map = map;
 	bd->stale = stale;
+	bd->gone = gone;
 	bd->next = 0;
 	file = NULL;
 	path = NULL;
 	map = NULL;
 	stale = NULL;
+	gone = NULL;
 	ret = 0;
 out:
 	up_write(&z->init_lock);
@@ -503,6 +550,7 @@ out:
 		bdev_fput(file);
 	kvfree(map);
 	kvfree(stale);
+	kvfree(gone);
 	kfree(path);
 	return ret ?: len;
 }

@@ -425,6 +425,7 @@ namespace {
 // A RAM disk to write back to: brd, 128 MiB (pages taken as written).
 void ram_disk()
 {
+	run("rmmod brd 2>/dev/null");	/* its size is a module parameter */
 	ASSERT_EQ(run("modprobe brd rd_nr=1 rd_size=131072").status, 0);
 	ASSERT_EQ(run("test -b /dev/ram0").status, 0) << "brd made no /dev/ram0";
 }
@@ -554,6 +555,50 @@ TEST(Swapdev, WritebackRefusalsAndLimit)
 	EXPECT_EQ(info(d).bd_reads, 64u);
 	destroy(d);
 	destroy(plain);
+}
+
+// A backing device of one block, a read of a written-back page held in
+// its I/O for 300 ms (debugfs fault_bd_read_delay_ms), and meanwhile the
+// page rewritten (its block freed) and another page written back, which
+// can only take that block: it must wait until the read is done, so the
+// read returns the page's old or new contents, never the other page's.
+TEST(Swapdev, WritebackNeverReusesABlockUnderARead)
+{
+	run("rmmod brd 2>/dev/null");
+	ASSERT_EQ(run("modprobe brd rd_nr=1 rd_size=4").status, 0);	/* one block */
+	auto d = create_wb("1M", "4k", "/dev/ram0");
+	auto dir = wb_dir(d);
+	int fd = open(d.path.c_str(), O_RDWR | O_DIRECT);
+	ASSERT_GE(fd, 0);
+	auto page = [](char c) {
+		void *p = aligned_alloc(4096, 4096);
+		memset(p, c, 4096);
+		reinterpret_cast<char *>(p)[100] = 'x';		/* not same-filled */
+		return static_cast<char *>(p);
+	};
+	char *a = page('A'), *b = page('B'), *c = page('C'), *got = page(0), *got2 = page(0);
+	ASSERT_EQ(pwrite(fd, a, 4096, 0), 4096);
+	ASSERT_EQ(pwrite(fd, b, 4096, 4096), 4096);
+	ASSERT_EQ(sysfs_write(dir + "/writeback", "page_index=0"), 0);
+	ASSERT_EQ(info(d).bd_count, 1u);
+	ASSERT_EQ(sysfs_write(kDbg + "/fault_bd_read_delay_ms", "300"), 0);
+	std::thread reader([&] { EXPECT_EQ(pread(fd, got, 4096, 0), 4096); });
+	usleep(100 * 1000);	/* the read waits in its I/O */
+	EXPECT_EQ(pwrite(fd, c, 4096, 0), 4096);	/* its block is freed */
+	EXPECT_EQ(sysfs_write(dir + "/writeback", "page_index=1"), 0);	/* the only block */
+	reader.join();
+	sysfs_write(kDbg + "/fault_bd_read_delay_ms", "0");
+	EXPECT_TRUE(!memcmp(got, a, 4096) || !memcmp(got, c, 4096))
+		<< "the read of page 0 returned '" << got[0] << "' (page 1 is 'B')";
+	ASSERT_EQ(pread(fd, got, 4096, 0), 4096);
+	ASSERT_EQ(pread(fd, got2, 4096, 4096), 4096);
+	EXPECT_EQ(memcmp(got, c, 4096), 0);
+	EXPECT_EQ(memcmp(got2, b, 4096), 0);
+	EXPECT_EQ(info(d).bd_count, 1u) << "page 1 is on the disk";
+	close(fd);
+	for (char *p : {a, b, c, got, got2})
+		free(p);
+	destroy(d);
 }
 
 // Compression levels (algorithm_params, as zram's): what a device accepts
