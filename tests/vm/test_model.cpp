@@ -399,6 +399,17 @@ TEST(ModelWritebackFaults, AFailingBackingDeviceLosesNoPage)
 			  << ", read back " << bd[1] << "\n";
 		EXPECT_GT(us["writeback_failed"], 0u) << "no write to the bad blocks failed";
 		EXPECT_GT(bd[2], 0u) << "no page reached the good blocks";
+		// the disk now fails reads too: reads of written-back pages fail
+		// (EIO, counted), and read again once it recovers
+		ASSERT_GT(bd[0], 0u) << "no page is on the disk to read";
+		ASSERT_EQ(sysfs_write(nb + "/badblocks", "+0-32767"), 0);
+		auto rd = "dd if=" + t.path + " of=/dev/null bs=64k count=128 iflag=direct "
+						  "status=none";
+		EXPECT_NE(run(rd).status, 0) << "a read from the failing disk succeeded";
+		us = zbatch::parse_kv(sysfs_read(t.wb_dir() + "/unit_stat"));
+		EXPECT_GT(us["bd_read_failed"], 0u);
+		ASSERT_EQ(sysfs_write(nb + "/badblocks", "-0-32767"), 0);
+		EXPECT_EQ(run(rd).status, 0) << "pages did not read back once the disk recovered";
 	}
 	sysfs_write(nb + "/power", "0");
 	run("rmdir " + nb);

@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
 
@@ -443,6 +444,27 @@ Dev create_wb(const std::string &size, const std::string &unit, const std::strin
 	return d;
 }
 
+// Writes @data at the start of @path with O_DIRECT from a huge page, so
+// that the bio carries it as one multi-page bvec: the device stores units
+// only from contiguous memory, as large folios give it.
+void write_contiguous(const std::string &path, const std::vector<uint8_t> &data)
+{
+	ThpMadvise thp;
+	const size_t huge = 2 << 20;
+	void *m = mmap(nullptr, 2 * huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	ASSERT_NE(m, MAP_FAILED);
+	auto *p = reinterpret_cast<uint8_t *>((reinterpret_cast<uintptr_t>(m) + huge - 1) &
+					      ~(huge - 1));
+	madvise(p, huge, MADV_HUGEPAGE);
+	memcpy(p, data.data(), data.size());
+	int fd = open(path.c_str(), O_WRONLY | O_DIRECT);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(pwrite(fd, p, data.size(), 0), static_cast<ssize_t>(data.size()));
+	close(fd);
+	munmap(m, 2 * huge);
+}
+
 std::string wb_dir(const Dev &d)
 {
 	return "/sys/block/zbatchswap" + std::to_string(d.id) + "/zbatch";
@@ -555,6 +577,23 @@ TEST(Swapdev, WritebackRefusalsAndLimit)
 	EXPECT_EQ(info(d).bd_reads, 64u);
 	destroy(d);
 	destroy(plain);
+	// a unit's pages go together: of 4 idle 16k units, the one a page of
+	// which was read since stays whole in memory
+	auto u = create_wb("16M", "16k", "/dev/ram0");
+	ASSERT_EQ(sysfs_write(wb_dir(u) + "/unit_adapt", "0"), 0);	/* units, always */
+	write_contiguous(u.path, std::vector<uint8_t>(text.begin(), text.begin() + 65536));
+	ASSERT_EQ(info(u).unit_stat["units"], 4) << "no THP for the buffer?\n"
+						 << sysfs_read(wb_dir(u) + "/unit_stat");
+	ASSERT_EQ(run(kCli + " dev idle " + std::to_string(u.id)).status, 0);
+	ASSERT_EQ(run("dd if=" + u.path + " of=/dev/null bs=4k skip=5 count=1 iflag=direct "
+		      "status=none").status, 0);
+	ASSERT_EQ(run(kCli + " dev writeback " + std::to_string(u.id) + " idle").status, 0);
+	auto ui = info(u);
+	EXPECT_EQ(ui.bd_writes, 12u) << "units 0, 2 and 3";
+	EXPECT_EQ(ui.unit_stat["units"], 1) << "unit 1 stays";
+	ASSERT_EQ(run("dd if=" + u.path + " of=/tmp/wb.out bs=64k count=1 iflag=direct "
+		      "status=none && cmp -n 65536 /tmp/wb.in /tmp/wb.out").status, 0);
+	destroy(u);
 }
 
 // A backing device of one block, a read of a written-back page held in
