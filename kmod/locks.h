@@ -19,9 +19,15 @@
  *     init_lock (rw_semaphore): configuration and teardown, inside which
  *     the CPU hotplug lock (the device's streams come and go with CPUs).
  *     Inside them: allocations, zbatch_ctx_prepare() and a stream's lock.
+ *   zb_backing.lock (mutex, swapdev_wb.c): one writeback of a swap
+ *     device, inside its init_lock (read); inside: synchronize_srcu() on
+ *     the device's bd.srcu (holding no stream), then a stream's lock.
  *   zb_stream.lock (mutex, swapdev.c): one CPU's I/O stream of a swap
  *     device, held for a bio's I/O (the whole batch path runs inside) or
- *     by the hotplug callbacks that fill and empty it.
+ *     by the hotplug callbacks that fill and empty it. A read of
+ *     written-back pages waits, holding it, for the zbatch_bd worker
+ *     (flush_work()), which takes none of zbatch's locks, and leaves its
+ *     bd.srcu read section (entered under a slot's bit lock) after.
  *   zbatch_cfg_lock (mutex): writers of the tunables, of the WQ fault
  *     settings (zbatch_fault) and of WQ 'enabled' put back in service
  *     (the core takes a WQ out of service without it, WRITE_ONCE(); the
@@ -40,7 +46,8 @@
  *   zbatch_job.waitq.lock: the release of a job's pending count
  *     (zbatch_job_release()); innermost (wake_up_locked() takes only the
  *     scheduler's own locks).
- *   acx_inst.free_lock, acx.grave_lock (spinlocks): innermost.
+ *   acx_inst.free_lock, acx.grave_lock, zb_backing.limit_lock
+ *     (spinlocks): innermost.
  *   An engine's slice (exec_sw.c, run_slice()): preemption off from
  *     taking the slice to letting it go; inside: codecs on the engine's
  *     prepared context (no allocation), zbatch_sw_wq.lock, the job's waitq.

@@ -4,7 +4,7 @@
  * zram's (CONFIG_ZRAM_WRITEBACK) and with its interface, under
  * /sys/block/zbatchswapN/zbatch/: backing_dev, idle, writeback,
  * writeback_limit, writeback_limit_enable, bd_stat
- * (Documentation/ABI/testing/sysfs-block-zbatchswap).
+ * (Documentation/ABI/zbatch, Documentation/admin-guide.md: Writeback).
  *
  * A page written back is stored uncompressed in one block (a page) of the
  * backing device, and read from there (zb_bd_reads_run()), transparently.
@@ -17,8 +17,9 @@
  * counted (bd_stat, unit_stat's writeback_failed): swap loses nothing.
  *
  * It runs where the operator writes "writeback", never in reclaim. Lock
- * order: a device's init_lock (read), then bd.lock, then a stream's lock
- * (the reads), then slot locks; synchronize_srcu() under bd.lock alone.
+ * order (locks.h): a device's init_lock (read), then bd.lock, then a
+ * stream's lock (the reads), then slot locks; synchronize_srcu() under
+ * init_lock (read) and bd.lock, holding no stream.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
