@@ -48,7 +48,10 @@ def fake_tree(root, module=True):
         put(root, b + "/mem_limit", "0\n")
         put(root, b + "/mm_stat", "8192000 3000000 3100000 0 3200000 12 0 2 0\n")
         put(root, b + "/io_stat", "1 0 0 40\n")
-        put(root, b + "/unit_stat", "units 100\npartial_reads 9\ndirect_reads 30\n")
+        put(root, b + "/unit_stat", "units 100\npartial_reads 9\ndirect_reads 30\n"
+            "writeback_failed 2\n")
+        put(root, b + "/backing_dev", "/dev/vdb\n")
+        put(root, b + "/bd_stat", "      50       10       70\n")
         put(root, b + "/batch_stat", "# requests_per_batch write_batches read_batches\n"
             "1 4 30\n4 50 20\n")
         put(root, "/proc/swaps", "Filename Type Size Used Priority\n"
@@ -112,6 +115,10 @@ class Prometheus(unittest.TestCase):
             self.assertEqual(s[("zbatch_swapdev_failed_reads_total", dev)], 1)
             self.assertEqual(s[("zbatch_swapdev_units", dev)], 100)
             self.assertEqual(s[("zbatch_swapdev_partial_reads_total", dev)], 9)
+            self.assertEqual(s[("zbatch_swapdev_bd_pages", dev)], 50)
+            self.assertEqual(s[("zbatch_swapdev_bd_reads_total", dev)], 10)
+            self.assertEqual(s[("zbatch_swapdev_bd_writes_total", dev)], 70)
+            self.assertEqual(s[("zbatch_swapdev_writeback_failed_total", dev)], 2)
             self.assertEqual(s[("zbatch_swapdev_batches_total",
                                 (("device", "zbatchswap0"), ("op", "read"), ("requests", "4")))], 20)
             # conventions: a counter's samples end in _total, every family has help,
