@@ -928,6 +928,7 @@ int zb_read_for_writeback(struct zb_swapdev *z, const unsigned long *index,
 	int ret = 0;
 
 	r.io = io_get(z, &stm);
+	r.io->bd.parent = NULL;		/* never meets a written-back page: none */
 	while (i < n && !ret) {
 		unsigned long region = round_down(index[i], z->unit_pages);
 
@@ -1055,6 +1056,9 @@ static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 		unsigned long pages = r.end - r.start;
 
 		r.io = io_get(z, &stm);
+		/* written-back pages read into the bio's own pages: chained to it */
+		r.io->bd.parent = bio;
+		r.io->bd.bounce = bounce ? page_address(bounce) : NULL;
 		/* one request per unit (or page): would its batch leave here? */
 		r.direct = pages > 1 &&
 			   !zbatch_would_offload(r.io->codec, ZBATCH_OP_DECOMPRESS,

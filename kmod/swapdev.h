@@ -131,16 +131,23 @@ struct zb_backing {
 
 /*
  * The reads of written-back pages that a read gathered (read_region()),
- * done together by zb_bd_reads_run() in a worker: a read arrives inside
- * submit_bio(), where a bio it submitted itself would wait for it to
- * return. The bios are these, prepared in place: nothing is allocated
- * on the way (swap-in under memory pressure). @srcu_idx: the reader's
- * @srcu section, entered with the first.
+ * done by zb_bd_reads_run(). A page read into the bio's own memory is
+ * read by a bio chained to @parent, the bio being read (as zram's): it
+ * is submitted after ours returns, and @parent completes when it has;
+ * nothing waits. A page that needs a copy after (@bounce, or a read
+ * with no @parent) is read in a worker, waited for: a read arrives
+ * inside submit_bio(), where a bio it submitted itself would wait for it
+ * to return. The worker's bios are these, prepared in place: nothing is
+ * allocated on the way (swap-in under memory pressure). @srcu_idx: the
+ * reader's @srcu section, entered with the first; a chained bio holds
+ * its own (srcu_down_read()) until it completes.
  */
 #define ZB_BD_READS	ZB_UNIT_MAX_PAGES
 struct zb_bd_reads {
 	struct work_struct work;
 	struct zb_swapdev *z;
+	struct bio *parent;		/* the bio read, NULL: none (writeback) */
+	const u8 *bounce;		/* its bounce page, if any */
 	unsigned int n;
 	int srcu_idx;
 	int err;

@@ -48,15 +48,40 @@ unsigned int zb_fault_bd_read_delay_ms;
 /* Reads of written-back pages, in a worker that may run in reclaim. */
 static struct workqueue_struct *zb_bd_wq;
 
+/*
+ * A read chained to the bio being read: its own claim on the block
+ * (@srcu_idx), what it completes. From zb_bd_bioset, whose rescuer keeps
+ * allocations inside submit_bio() from waiting on bios queued there.
+ */
+struct zb_bd_child {
+	struct zb_swapdev *z;
+	struct bio *parent;
+	int srcu_idx;
+	struct bio bio;			/* last: the bio_set's front pad is the rest */
+};
+
+static struct bio_set zb_bd_bioset;
+
 int zb_bd_wq_create(void)
 {
+	int ret = bioset_init(&zb_bd_bioset, ZB_BD_READS,
+			      offsetof(struct zb_bd_child, bio),
+			      BIOSET_NEED_BVECS | BIOSET_NEED_RESCUER);
+
+	if (ret)
+		return ret;
 	zb_bd_wq = alloc_workqueue("zbatch_bd", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	return zb_bd_wq ? 0 : -ENOMEM;
+	if (!zb_bd_wq) {
+		bioset_exit(&zb_bd_bioset);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void zb_bd_wq_destroy(void)
 {
 	destroy_workqueue(zb_bd_wq);
+	bioset_exit(&zb_bd_bioset);
 }
 
 static struct zb_swapdev *dev_z(struct device *d)
@@ -218,19 +243,70 @@ static void bd_reads_work(struct work_struct *work)
 	memalloc_noio_restore(noio);
 }
 
-/* Do the reads gathered; leaves @rd empty. 0 or the I/O error. */
+static void bd_child_end(struct bio *bio)
+{
+	struct zb_bd_child *c = container_of(bio, struct zb_bd_child, bio);
+	struct bio *parent = c->parent;
+	struct zb_swapdev *z = c->z;
+
+	if (bio->bi_status && !parent->bi_status)
+		parent->bi_status = bio->bi_status;
+	zb_stat_add(z, bio->bi_status ? ZBS_BD_READ_FAILED : ZBS_BD_READS, 1);
+	srcu_up_read(&z->bd.srcu, c->srcu_idx);
+	bio_put(bio);
+	bio_endio(parent);
+}
+
+/* Read block @block into @dst by a bio chained to rd->parent. */
+static void bd_read_chained(struct zb_bd_reads *rd, unsigned long block, u8 *dst)
+{
+	struct zb_swapdev *z = rd->z;
+	struct zb_bd_child *c;
+	struct bio *bio;
+
+	bio = bio_alloc_bioset(z->bd.bdev, 1, REQ_OP_READ, GFP_NOIO, &zb_bd_bioset);
+	c = container_of(bio, struct zb_bd_child, bio);
+	c->z = z;
+	c->parent = rd->parent;
+	c->srcu_idx = srcu_down_read(&z->bd.srcu);
+	bio->bi_iter.bi_sector = block << (PAGE_SHIFT - SECTOR_SHIFT);
+	__bio_add_page(bio, virt_to_page(dst), PAGE_SIZE, offset_in_page(dst));
+	bio->bi_end_io = bd_child_end;
+	bio_inc_remaining(rd->parent);
+	if (READ_ONCE(zb_fault_bd_read_delay_ms))	/* the block claimed, unread */
+		msleep(READ_ONCE(zb_fault_bd_read_delay_ms));
+	submit_bio(bio);
+}
+
+/*
+ * Do the reads gathered: those into the bio's own memory chained to it
+ * (done once it completes), the others now. Leaves @rd empty. Return: 0
+ * or the error of a read done now.
+ */
 int zb_bd_reads_run(struct zb_bd_reads *rd)
 {
 	struct zb_swapdev *z = rd->z;
-	int err;
+	unsigned int i, n = 0;
+	int err = 0;
 
 	if (!rd->n)
 		return 0;
-	INIT_WORK(&rd->work, bd_reads_work);
-	queue_work(zb_bd_wq, &rd->work);
-	flush_work(&rd->work);
-	err = rd->err;
-	zb_stat_add(z, err ? ZBS_BD_READ_FAILED : ZBS_BD_READS, rd->n);
+	for (i = 0; i < rd->n; i++) {
+		if (rd->parent && rd->dst[i] != rd->bounce) {
+			bd_read_chained(rd, rd->block[i], rd->dst[i]);
+			continue;
+		}
+		rd->block[n] = rd->block[i];
+		rd->dst[n++] = rd->dst[i];
+	}
+	rd->n = n;
+	if (n) {
+		INIT_WORK(&rd->work, bd_reads_work);
+		queue_work(zb_bd_wq, &rd->work);
+		flush_work(&rd->work);
+		err = rd->err;
+		zb_stat_add(z, err ? ZBS_BD_READ_FAILED : ZBS_BD_READS, n);
+	}
 	srcu_read_unlock(&z->bd.srcu, rd->srcu_idx);
 	rd->n = 0;
 	return err;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // zbatch swap: the usemem-style swap workload with verification.
+#include <chrono>
+
 #include <fmt/core.h>
 
 #include "commands.hpp"
@@ -38,9 +40,21 @@ Result<int> run_swap(Context &ctx, const SwapOptions &o)
 	cfg.timeout_s = o.timeout;
 	cfg.sysroot = ctx.tree.root().string();
 	std::vector<std::pair<std::string, std::string>> snaps;
-	if (!o.snapshots.empty())
-		cfg.between = [&snaps, &o, &ctx]() -> Result<void> {
+	double writeback_s = 0;
+	if (!o.snapshots.empty() || !o.writeback.empty())
+		cfg.between = [&snaps, &o, &ctx, &writeback_s]() -> Result<void> {
 			const SysfsTree &t = ctx.tree;
+			if (!o.writeback.empty()) {
+				auto t0 = std::chrono::steady_clock::now();
+				for (auto [file, v] : {std::pair{"idle", "all"}, {"writeback", "idle"}})
+					if (auto w = t.write(o.writeback + "/" + file, v); !w)
+						return fail(w.error().code,
+							    fmt::format("--writeback: {}/{} {}: {}",
+									o.writeback, file, v,
+									w.error().message));
+				writeback_s = std::chrono::duration<double>(
+						      std::chrono::steady_clock::now() - t0).count();
+			}
 			for (const auto &f : o.snapshots) {
 				auto c = t.read(f);
 				if (!c)
@@ -66,7 +80,8 @@ Result<int> run_swap(Context &ctx, const SwapOptions &o)
 			  {"write_kbps", r->write_kbps}, {"read_kbps", r->read_kbps},
 			  {"bad_bytes", r->bad_bytes}, {"zswap_stored_pages", r->zswap_stored_pages},
 			  {"zswap_pool_bytes", r->zswap_pool_bytes}, {"pageout_s", r->pageout_s},
-			  {"readback_s", r->readback_s}, {"touch_s", r->touch_s}};
+			  {"readback_s", r->readback_s}, {"touch_s", r->touch_s},
+			  {"writeback_s", writeback_s}};
 		for (const auto &[k, v] : r->vmstat_delta)
 			j["vmstat_" + k] = v;
 		for (const auto &[k, v] : r->memstat_delta)
@@ -87,6 +102,9 @@ Result<int> run_swap(Context &ctx, const SwapOptions &o)
 		if (cfg.touch_every)
 			con.print("touch one page in {}: {:.3f} s (slowest process)\n",
 				   cfg.touch_every, r->touch_s);
+		if (!o.writeback.empty())
+			con.print("written back to the disk before the read-back: {:.3f} s\n",
+				   writeback_s);
 		if (r->zswap_stored_pages)
 			con.print("zswap after writing: {} pages stored in {} bytes (ratio {:.3f})\n",
 				   r->zswap_stored_pages, r->zswap_pool_bytes,
@@ -134,6 +152,11 @@ void add_swap(CLI::App &app, Action &action)
 	sub->add_option("--snapshot", o->snapshots,
 			"A file to read once everything is written (and paged out), before the "
 			"read-back, e.g. /sys/block/zram0/mm_stat (repeatable)");
+	sub->add_option("--writeback", o->writeback,
+			"A swap device's directory with zram's idle and writeback files "
+			"(/sys/block/zram0, /sys/block/zbatchswapN/zbatch): once everything is "
+			"written and paged out, mark it idle and write it back to the device's "
+			"backing disk, so that the read-back reads it from there (timed)");
 	sub->add_option("--timeout", o->timeout, "Seconds before the processes are killed (default 600)");
 	sub->footer("Exit 1 when any byte reads back wrong. Reports usemem-style KB/s per\n"
 		    "process, elapsed/sys/user time, and the deltas of /proc/vmstat zswpout,\n"

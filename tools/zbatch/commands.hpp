@@ -93,6 +93,7 @@ struct SwapOptions {
 	unsigned int touch_every = 0;
 	bool swapin_4k = false;
 	std::vector<std::string> snapshots;
+	std::string writeback{};	// a device's dir with zram's idle and writeback files
 	unsigned int timeout = 600;
 };
 Result<int> run_swap(Context &ctx, const SwapOptions &o);
