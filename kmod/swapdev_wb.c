@@ -708,59 +708,57 @@ out:
 	return ret ?: len;
 }
 
+/* The limit's two settings, read and written under limit_lock. */
+static u64 limit_get(struct zb_backing *bd, bool enable)
+{
+	u64 v;
+
+	spin_lock(&bd->limit_lock);
+	v = enable ? bd->limit_on : bd->limit;
+	spin_unlock(&bd->limit_lock);
+	return v;
+}
+
+static ssize_t limit_set(struct zb_backing *bd, bool enable, const char *buf, size_t len)
+{
+	bool on = false;
+	u64 n = 0;
+	int ret = enable ? kstrtobool(buf, &on) : kstrtou64(buf, 10, &n);
+
+	if (ret)
+		return ret;
+	spin_lock(&bd->limit_lock);
+	if (enable)
+		bd->limit_on = on;
+	else
+		bd->limit = n;
+	spin_unlock(&bd->limit_lock);
+	return len;
+}
+
 static ssize_t writeback_limit_enable_show(struct device *d, struct device_attribute *a,
 					   char *buf)
 {
-	struct zb_backing *bd = &dev_z(d)->bd;
-	bool on;
-
-	spin_lock(&bd->limit_lock);
-	on = bd->limit_on;
-	spin_unlock(&bd->limit_lock);
-	return sysfs_emit(buf, "%d\n", on);
+	return sysfs_emit(buf, "%llu\n", limit_get(&dev_z(d)->bd, true));
 }
 
 static ssize_t writeback_limit_enable_store(struct device *d, struct device_attribute *a,
 					    const char *buf, size_t len)
 {
-	struct zb_backing *bd = &dev_z(d)->bd;
-	bool on;
-	int ret = kstrtobool(buf, &on);
-
-	if (ret)
-		return ret;
-	spin_lock(&bd->limit_lock);
-	bd->limit_on = on;
-	spin_unlock(&bd->limit_lock);
-	return len;
+	return limit_set(&dev_z(d)->bd, true, buf, len);
 }
 
 /* In 4 KiB pages, as zram's. */
 static ssize_t writeback_limit_show(struct device *d, struct device_attribute *a,
 				    char *buf)
 {
-	struct zb_backing *bd = &dev_z(d)->bd;
-	u64 n;
-
-	spin_lock(&bd->limit_lock);
-	n = bd->limit;
-	spin_unlock(&bd->limit_lock);
-	return sysfs_emit(buf, "%llu\n", n);
+	return sysfs_emit(buf, "%llu\n", limit_get(&dev_z(d)->bd, false));
 }
 
 static ssize_t writeback_limit_store(struct device *d, struct device_attribute *a,
 				     const char *buf, size_t len)
 {
-	struct zb_backing *bd = &dev_z(d)->bd;
-	u64 n;
-	int ret = kstrtou64(buf, 10, &n);
-
-	if (ret)
-		return ret;
-	spin_lock(&bd->limit_lock);
-	bd->limit = n;
-	spin_unlock(&bd->limit_lock);
-	return len;
+	return limit_set(&dev_z(d)->bd, false, buf, len);
 }
 
 /* As zram's: bd_count bd_reads bd_writes, in 4 KiB pages. */

@@ -423,14 +423,6 @@ TEST(Swapdev, RefusalsSayWhy)
 
 namespace {
 
-// A RAM disk to write back to: brd, 128 MiB (pages taken as written).
-void ram_disk()
-{
-	run("rmmod brd 2>/dev/null");	/* its size is a module parameter */
-	ASSERT_EQ(run("modprobe brd rd_nr=1 rd_size=131072").status, 0);
-	ASSERT_EQ(run("test -b /dev/ram0").status, 0) << "brd made no /dev/ram0";
-}
-
 Dev create_wb(const std::string &size, const std::string &unit, const std::string &backing)
 {
 	auto r = run(kCli + " --json dev create --size " + size + " --codec " + kCodec +
@@ -479,8 +471,9 @@ std::string wb_dir(const Dev &d)
 // bio, and checked; swapoff frees every block.
 TEST(Swapdev, WritebackMovesSwappedPagesToDiskAndBack)
 {
-	ram_disk();
-	auto d = create_wb("512M", "16k", "/dev/ram0");
+	auto disk = backing_disk(131072);
+	ASSERT_FALSE(disk.empty()) << "no block device to write back to";
+	auto d = create_wb("512M", "16k", disk);
 	ASSERT_GE(d.id, 0);
 	swapon(d);
 	zbatch::SwapdevInfo before, mid;
@@ -523,7 +516,8 @@ TEST(Swapdev, WritebackMovesSwappedPagesToDiskAndBack)
 // written back read back byte for byte.
 TEST(Swapdev, WritebackRefusalsAndLimit)
 {
-	ram_disk();
+	auto disk = backing_disk(131072);
+	ASSERT_FALSE(disk.empty()) << "no block device to write back to";
 	auto refused = [](const std::string &backing, const std::string &why) {
 		auto r = run(kCli + " dev create --size 16M --writeback-device " + backing);
 		EXPECT_EQ(r.status, 1) << backing;
@@ -536,10 +530,10 @@ TEST(Swapdev, WritebackRefusalsAndLimit)
 	auto nowb = run(kCli + " dev writeback " + std::to_string(plain.id) + " idle");
 	EXPECT_EQ(nowb.status, 1);
 	EXPECT_NE(nowb.output.find("has no writeback device"), std::string::npos) << nowb.output;
-	auto d = create_wb("16M", "16k", "/dev/ram0");
-	refused("/dev/ram0", "in use");
+	auto d = create_wb("16M", "16k", disk);
+	refused(disk, "in use");
 	auto dir = wb_dir(d);
-	EXPECT_EQ(sysfs_write(dir + "/backing_dev", "/dev/ram0"), EBUSY) << "after disksize";
+	EXPECT_EQ(sysfs_write(dir + "/backing_dev", disk), EBUSY) << "after disksize";
 	EXPECT_EQ(sysfs_write(dir + "/writeback", "incompressible"), EOPNOTSUPP);
 	EXPECT_EQ(sysfs_write(dir + "/writeback", "cold"), EINVAL);
 	EXPECT_EQ(sysfs_write(dir + "/writeback", "page_index=4096"), EINVAL) << "past the end";
@@ -562,7 +556,7 @@ TEST(Swapdev, WritebackRefusalsAndLimit)
 	auto i = info(d);
 	EXPECT_EQ(i.bd_writes, 5u);
 	EXPECT_EQ(i.bd_count, 5u);
-	EXPECT_EQ(i.backing_dev, "/dev/ram0");
+	EXPECT_EQ(i.backing_dev, disk);
 	auto js = run(kCli + " --json dev list");
 	EXPECT_NE(js.output.find("\"bd_writes\": 5"), std::string::npos) << js.output;
 	// the limit off: the rest goes, by page and by mode
@@ -579,7 +573,7 @@ TEST(Swapdev, WritebackRefusalsAndLimit)
 	destroy(plain);
 	// a unit's pages go together: of 4 idle 16k units, the one a page of
 	// which was read since stays whole in memory
-	auto u = create_wb("16M", "16k", "/dev/ram0");
+	auto u = create_wb("16M", "16k", disk);
 	ASSERT_EQ(sysfs_write(wb_dir(u) + "/unit_adapt", "0"), 0);	/* units, always */
 	write_contiguous(u.path, std::vector<uint8_t>(text.begin(), text.begin() + 65536));
 	ASSERT_EQ(info(u).unit_stat["units"], 4) << "no THP for the buffer?\n"
@@ -603,9 +597,9 @@ TEST(Swapdev, WritebackRefusalsAndLimit)
 // read returns the page's old or new contents, never the other page's.
 TEST(Swapdev, WritebackNeverReusesABlockUnderARead)
 {
-	run("rmmod brd 2>/dev/null");
-	ASSERT_EQ(run("modprobe brd rd_nr=1 rd_size=4").status, 0);	/* one block */
-	auto d = create_wb("1M", "4k", "/dev/ram0");
+	auto disk = backing_disk(4);	/* one block */
+	ASSERT_FALSE(disk.empty()) << "no block device to write back to";
+	auto d = create_wb("1M", "4k", disk);
 	auto dir = wb_dir(d);
 	int fd = open(d.path.c_str(), O_RDWR | O_DIRECT);
 	ASSERT_GE(fd, 0);

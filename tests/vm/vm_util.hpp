@@ -101,6 +101,22 @@ inline unsigned slow_factor()
 	return v >= 1 && v <= 16 ? static_cast<unsigned>(v) : 1;
 }
 
+// A block device for a swap device's writeback, of @kib KiB: a brd RAM
+// disk (/dev/ram0; brd loaded afresh, its size being a module parameter),
+// or where the kernel has no brd (the debug kernel builds only the
+// modules its guests load) a zram device of that size. "" on failure.
+inline std::string backing_disk(unsigned kib)
+{
+	run("rmmod brd 2>/dev/null");
+	if (run("modprobe brd rd_nr=1 rd_size=" + std::to_string(kib) + " && test -b /dev/ram0")
+		    .status == 0)
+		return "/dev/ram0";
+	auto z = run("modprobe zram num_devices=0 && id=$(cat /sys/class/zram-control/hot_add) && "
+		     "echo " + std::to_string(kib) + "K > /sys/block/zram$id/disksize && "
+		     "echo -n /dev/zram$id");
+	return z.status == 0 ? z.output : "";
+}
+
 // make check-full and make check-debug (ZBATCH_FULL=1, passed in by
 // vm-run): the soak tests at full length; make check runs a short form.
 inline bool full_run()
