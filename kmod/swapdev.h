@@ -103,10 +103,10 @@ enum zb_dev_stat {
  * Blocks: @map has a bit per block in use or not yet reusable; a slot
  * freed or rewritten gives its block back by setting its bit in @stale
  * (atomic bit ops, under the slot's lock), and stale blocks become free
- * only in writeback, after synchronize_srcu(@srcu): a reader enters @srcu
- * under the lock of the slot it found written back and leaves it after
- * its read of the block completed, so a block is never reused under a
- * read still in flight.
+ * only in writeback, after synchronize_srcu(@srcu): a read claims the
+ * block (srcu_down_read()) under the lock of the slot it found written
+ * back and gives the claim back once the block has been read, so a
+ * block is never reused under a read still in flight.
  *
  * @lock (mutex): one writeback at a time (writeback_store(), which
  * allocates blocks: @map's writers, @next, @used). @limit_lock (spinlock):
@@ -138,9 +138,10 @@ struct zb_backing {
  * with no @parent) is read in a worker, waited for: a read arrives
  * inside submit_bio(), where a bio it submitted itself would wait for it
  * to return. The worker's bios are these, prepared in place: nothing is
- * allocated on the way (swap-in under memory pressure). @srcu_idx: the
- * reader's @srcu section, entered with the first; a chained bio holds
- * its own (srcu_down_read()) until it completes.
+ * allocated on the way (swap-in under memory pressure). @srcu_idx: each
+ * read's claim on its block (srcu_down_read() on the backing's @srcu,
+ * taken under the slot's lock), held until the block has been read: by
+ * the chained bio until it completes, else until the worker is done.
  */
 #define ZB_BD_READS	ZB_UNIT_MAX_PAGES
 struct zb_bd_reads {
@@ -149,12 +150,12 @@ struct zb_bd_reads {
 	struct bio *parent;		/* the bio read, NULL: none (writeback) */
 	const u8 *bounce;		/* its bounce page, if any */
 	unsigned int n;
-	int srcu_idx;
 	int err;
 	atomic_t pending;
 	struct completion done;
 	unsigned long block[ZB_BD_READS];
 	u8 *dst[ZB_BD_READS];
+	int srcu_idx[ZB_BD_READS];
 	struct bio bio[ZB_BD_READS];
 	struct bio_vec bvec[ZB_BD_READS];
 };

@@ -49,9 +49,10 @@ unsigned int zb_fault_bd_read_delay_ms;
 static struct workqueue_struct *zb_bd_wq;
 
 /*
- * A read chained to the bio being read: its own claim on the block
- * (@srcu_idx), what it completes. From zb_bd_bioset, whose rescuer keeps
- * allocations inside submit_bio() from waiting on bios queued there.
+ * A read chained to the bio being read: its claim on the block
+ * (@srcu_idx, taken under the slot's lock), what it completes. From
+ * zb_bd_bioset, whose rescuer keeps allocations inside submit_bio() from
+ * waiting on bios queued there.
  */
 struct zb_bd_child {
 	struct zb_swapdev *z;
@@ -179,21 +180,31 @@ static void block_unused(struct zb_backing *bd, unsigned long b)
 /*
  * Under the lock of the slot that names @block (read_region()): read it
  * into @dst with the read's other blocks (@rd has room: the caller
- * checked). The first enters the SRCU section that keeps every block
- * found until the reads are done.
+ * checked). The read's claim on the block is taken here, under the
+ * slot's lock, so that any writeback that frees the block later waits
+ * for it (a claim taken after the lock, even inside another section,
+ * could land in a grace period that does not wait for it); it is given
+ * back when the block has been read (or the read dropped).
  */
 void zb_bd_read_add(struct zb_swapdev *z, struct zb_bd_reads *rd, unsigned long block,
 		    u8 *dst)
 {
 	/* a bio's page or the bounce page: never writeback's vmalloc buffer */
 	WARN_ON_ONCE(is_vmalloc_addr(dst));
-	if (!rd->n) {
-		rd->z = z;
-		rd->srcu_idx = srcu_read_lock(&z->bd.srcu);
-	}
+	rd->z = z;
 	rd->block[rd->n] = block;
 	rd->dst[rd->n] = dst;
+	rd->srcu_idx[rd->n] = srcu_down_read(&z->bd.srcu);
 	rd->n++;
+}
+
+/* A test's window between a read's claim on a block and its I/O. */
+static void fault_delay(void)
+{
+	unsigned int ms = READ_ONCE(zb_fault_bd_read_delay_ms);
+
+	if (ms)
+		msleep(ms);
 }
 
 static void bd_read_end(struct bio *bio)
@@ -202,6 +213,7 @@ static void bd_read_end(struct bio *bio)
 
 	if (bio->bi_status)
 		cmpxchg(&rd->err, 0, blk_status_to_errno(bio->bi_status));
+	zb_stat_add(rd->z, bio->bi_status ? ZBS_BD_READ_FAILED : ZBS_BD_READS, 1);
 	if (atomic_dec_and_test(&rd->pending))
 		complete(&rd->done);
 }
@@ -219,8 +231,7 @@ static void bd_reads_work(struct work_struct *work)
 	unsigned int i, noio = memalloc_noio_save();
 	struct blk_plug plug;
 
-	if (READ_ONCE(zb_fault_bd_read_delay_ms))	/* a window for reuse races */
-		msleep(READ_ONCE(zb_fault_bd_read_delay_ms));
+	fault_delay();
 	rd->err = 0;
 	atomic_set(&rd->pending, rd->n);
 	init_completion(&rd->done);
@@ -243,6 +254,12 @@ static void bd_reads_work(struct work_struct *work)
 	memalloc_noio_restore(noio);
 }
 
+/*
+ * A chained read done: its claim given back, then the parent's share of
+ * it completed; nothing of the module runs after that but the return
+ * (the parent's waiter may then remove the device and unload zbatch;
+ * zram's bio_chain() leaves the same instruction or two).
+ */
 static void bd_child_end(struct bio *bio)
 {
 	struct zb_bd_child *c = container_of(bio, struct zb_bd_child, bio);
@@ -257,24 +274,28 @@ static void bd_child_end(struct bio *bio)
 	bio_endio(parent);
 }
 
-/* Read block @block into @dst by a bio chained to rd->parent. */
-static void bd_read_chained(struct zb_bd_reads *rd, unsigned long block, u8 *dst)
+/*
+ * Read entry @i of @rd (block, memory, claim) by a bio chained to
+ * rd->parent, with the parent's flags and priority (as zram's).
+ */
+static void bd_read_chained(struct zb_bd_reads *rd, unsigned int i)
 {
+	struct bio *parent = rd->parent;
 	struct zb_swapdev *z = rd->z;
 	struct zb_bd_child *c;
 	struct bio *bio;
 
-	bio = bio_alloc_bioset(z->bd.bdev, 1, REQ_OP_READ, GFP_NOIO, &zb_bd_bioset);
+	bio = bio_alloc_bioset(z->bd.bdev, 1, parent->bi_opf, GFP_NOIO, &zb_bd_bioset);
 	c = container_of(bio, struct zb_bd_child, bio);
 	c->z = z;
-	c->parent = rd->parent;
-	c->srcu_idx = srcu_down_read(&z->bd.srcu);
-	bio->bi_iter.bi_sector = block << (PAGE_SHIFT - SECTOR_SHIFT);
-	__bio_add_page(bio, virt_to_page(dst), PAGE_SIZE, offset_in_page(dst));
+	c->parent = parent;
+	c->srcu_idx = rd->srcu_idx[i];		/* the claim goes with the read */
+	bio->bi_ioprio = parent->bi_ioprio;
+	bio->bi_iter.bi_sector = rd->block[i] << (PAGE_SHIFT - SECTOR_SHIFT);
+	__bio_add_page(bio, virt_to_page(rd->dst[i]), PAGE_SIZE, offset_in_page(rd->dst[i]));
 	bio->bi_end_io = bd_child_end;
-	bio_inc_remaining(rd->parent);
-	if (READ_ONCE(zb_fault_bd_read_delay_ms))	/* the block claimed, unread */
-		msleep(READ_ONCE(zb_fault_bd_read_delay_ms));
+	bio_inc_remaining(parent);
+	fault_delay();
 	submit_bio(bio);
 }
 
@@ -293,11 +314,12 @@ int zb_bd_reads_run(struct zb_bd_reads *rd)
 		return 0;
 	for (i = 0; i < rd->n; i++) {
 		if (rd->parent && rd->dst[i] != rd->bounce) {
-			bd_read_chained(rd, rd->block[i], rd->dst[i]);
+			bd_read_chained(rd, i);
 			continue;
 		}
 		rd->block[n] = rd->block[i];
-		rd->dst[n++] = rd->dst[i];
+		rd->dst[n] = rd->dst[i];
+		rd->srcu_idx[n++] = rd->srcu_idx[i];
 	}
 	rd->n = n;
 	if (n) {
@@ -305,9 +327,9 @@ int zb_bd_reads_run(struct zb_bd_reads *rd)
 		queue_work(zb_bd_wq, &rd->work);
 		flush_work(&rd->work);
 		err = rd->err;
-		zb_stat_add(z, err ? ZBS_BD_READ_FAILED : ZBS_BD_READS, n);
+		for (i = 0; i < n; i++)
+			srcu_up_read(&z->bd.srcu, rd->srcu_idx[i]);
 	}
-	srcu_read_unlock(&z->bd.srcu, rd->srcu_idx);
 	rd->n = 0;
 	return err;
 }
@@ -315,9 +337,10 @@ int zb_bd_reads_run(struct zb_bd_reads *rd)
 /* Forget the reads gathered (the bio failed before they were due). */
 void zb_bd_reads_drop(struct zb_bd_reads *rd)
 {
-	if (!rd->n)
-		return;
-	srcu_read_unlock(&rd->z->bd.srcu, rd->srcu_idx);
+	unsigned int i;
+
+	for (i = 0; i < rd->n; i++)
+		srcu_up_read(&rd->z->bd.srcu, rd->srcu_idx[i]);
 	rd->n = 0;
 }
 
@@ -359,12 +382,14 @@ static void wb_charge(struct zb_backing *bd, u64 pages)
  * a unit's memory is freed only when its last page leaves it, so pages
  * written back while another stays would free nothing (by "idle" or
  * "huge"; one page asked for by page_index goes alone). The one
- * exception is the end of the allowance: a batch that cannot take a
- * whole region takes what it can of it. *@index moves past the regions
- * looked at; a region that does not fit the batch waits for the next.
+ * exception is the end of the allowance (@cut: @max is what the limit
+ * still allows): a batch that cannot take a whole region takes what it
+ * can of it. *@index moves past the regions looked at; a region that
+ * does not fit the batch waits for the next (without @cut, when the
+ * batch is empty, the blocks left cannot hold it: *@index stays).
  */
 static void wb_choose(struct zb_swapdev *z, struct zb_wb *wb, unsigned long *index,
-		      unsigned long end, unsigned int mode, unsigned int max)
+		      unsigned long end, unsigned int mode, unsigned int max, bool cut)
 {
 	while (*index < end && wb->n < max) {
 		unsigned long i, first = *index, last, fits = 0, units = 0, unit_fits = 0;
@@ -383,9 +408,9 @@ static void wb_choose(struct zb_swapdev *z, struct zb_wb *wb, unsigned long *ind
 		if (mode && unit_fits != units)
 			fits &= ~units;		/* some of the unit stays */
 		k = hweight_long(fits);
-		if (k > max - wb->n && wb->n) {
+		if (k > max - wb->n && (wb->n || !cut)) {
 			zb_slots_unlock(z, first, last - first);
-			return;			/* the next batch takes it */
+			return;			/* the next batch takes it, or nothing can */
 		}
 		for_each_set_bit(i, &fits, last - first) {
 			if (wb->n == max)
@@ -492,24 +517,25 @@ static int wb_run(struct zb_swapdev *z, unsigned long index, unsigned long end,
 		wb->buf[i] = wb->mem + i * PAGE_SIZE;
 	blocks_recycle(&z->bd);
 	while (index < end) {
-		u64 max = min3(wb_allowed(&z->bd), (u64)ZB_WB_BATCH,
-			       (u64)(z->bd.nr_blocks - z->bd.used));
+		u64 allowed = wb_allowed(&z->bd), max;
+		unsigned long at = index;
 		int err;
 
-		if (!max && z->bd.used < z->bd.nr_blocks) {
+		if (!allowed) {
 			ret = -EIO;	/* zram's answer at the limit */
 			break;
 		}
-		if (!max) {
+		/* short of blocks for a batch: take back what was freed since */
+		if (z->bd.nr_blocks - z->bd.used < ZB_WB_BATCH)
 			blocks_recycle(&z->bd);
-			if (z->bd.used == z->bd.nr_blocks) {
-				ret = -ENOSPC;
-				break;
-			}
-			continue;
-		}
+		max = min3(allowed, (u64)ZB_WB_BATCH, (u64)(z->bd.nr_blocks - z->bd.used));
 		wb->n = 0;
-		wb_choose(z, wb, &index, end, mode, max);
+		if (max)	/* only the limit may cut a unit */
+			wb_choose(z, wb, &index, end, mode, max, max == allowed);
+		if (!wb->n && index == at) {
+			ret = -ENOSPC;	/* the blocks left do not hold what is next */
+			break;
+		}
 		for (i = 0; i < wb->n; i++) {
 			wb->block[i] = block_alloc(&z->bd);
 			wb->err[i] = 0;
