@@ -176,7 +176,10 @@ Result<int> run_dev_create(Context &ctx, const DevOptions &o)
 Result<int> run_dev_setup(Context &ctx, const SetupOptions &o)
 {
 	auto &con = ctx.con;
-	auto text = ctx.tree.read(o.config);
+	// a relative path is the user's, from where they are (not the tree's root)
+	const std::string config = std::filesystem::path(o.config).is_absolute() ?
+				   o.config : std::filesystem::absolute(o.config).string();
+	auto text = ctx.tree.read(config);
 	if (!text)
 		return fail(text.error().code, fmt::format("{}: cannot read: {}", o.config,
 							   text.error().message));
