@@ -31,7 +31,8 @@ help:
 	@echo "                /etc/zbatch/swap.conf; zbatch-metrics.timer) under SYSTEMDDIR"
 	@echo "                (PREFIX/lib/systemd/system), swap.conf.example in PREFIX/share/doc;"
 	@echo "                SIGN_KEY=key SIGN_CERT=cert.der sign the module first (Secure Boot)"
-	@echo "make deb        build/deb/zbatch-dkms_VERSION_all.deb (DKMS, Debian tooling)"
+	@echo "make deb        build/deb/zbatch-dkms_VERSION_all.deb (DKMS) and"
+	@echo "                zbatch-tools_VERSION_amd64.deb (CLI, units; Debian tooling)"
 	@echo "make fuzz       the hostile-input fuzzer, then the swap device's model checker,"
 	@echo "                in the guest (SECONDS=300 each, SEED=, FUZZ=input|model: one)"
 	@echo "make check-debug every tier on a lockdep/KASAN kernel (VARIANT=kcsan: KCSAN;"
@@ -120,7 +121,7 @@ endif
 	install -D -m 0644 packaging/swap.conf.example \
 		$(DESTDIR)$(PREFIX)/share/doc/zbatch/swap.conf.example
 
-deb:
+deb: tools
 	@scripts/mkdeb
 
 # every tier on the debug kernel (built once, cached outside the checkout)
