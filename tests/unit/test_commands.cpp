@@ -846,6 +846,23 @@ TEST(CmdDev, SetupCreatesEachDeviceAndTeardownRemovesIt)
 	EXPECT_TRUE(contains(s.con.out, "nothing to tear down")) << s.con.out;
 }
 
+// swap.conf's writeback-device reaches backing_dev, before the size
+TEST(CmdDev, SetupSetsTheWritebackDevice)
+{
+	FakeSystem s;
+	device_three(s);
+	s.tree.put("/etc/zbatch/swap.conf", "[wb]\nsize = 1G\nunit = 16k\n"
+					    "writeback-device = /dev/vdb\n");
+	s.tree.put("/sys/block/zbatchswap3/zbatch/backing_dev", "none\n");
+	SetupOptions o{"/etc/zbatch/swap.conf", true};
+	ASSERT_EQ(exit_of(run_dev_setup(s.ctx, o)), 0);
+	EXPECT_TRUE(contains(s.con.out, ", writeback to /dev/vdb")) << s.con.out;
+	o.dry_run = false;
+	ASSERT_EQ(exit_of(run_dev_setup(s.ctx, o)), 0);
+	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/backing_dev"), "/dev/vdb");
+	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/disksize"), "1073741824");
+}
+
 TEST(CmdDev, SetupAndTeardownFailuresNameTheDeviceAndKeepTheState)
 {
 	FakeSystem s;
