@@ -24,10 +24,11 @@
  *     the device's bd.srcu (holding no stream), then a stream's lock.
  *   zb_stream.lock (mutex, swapdev.c): one CPU's I/O stream of a swap
  *     device, held for a bio's I/O (the whole batch path runs inside) or
- *     by the hotplug callbacks that fill and empty it. A read of
- *     written-back pages waits, holding it, for the zbatch_bd worker
- *     (flush_work()), which takes none of zbatch's locks, and leaves its
- *     bd.srcu read section (entered under a slot's bit lock) after.
+ *     by the hotplug callbacks that fill and empty it. A read of a
+ *     written-back page claims its block under the slot's bit lock
+ *     (srcu_down_read() on bd.srcu, never waited for under a stream);
+ *     a read through the bounce page waits, holding the stream, for the
+ *     zbatch_bd worker (flush_work()), which takes none of zbatch's locks.
  *   zbatch_cfg_lock (mutex): writers of the tunables, of the WQ fault
  *     settings (zbatch_fault) and of WQ 'enabled' put back in service
  *     (the core takes a WQ out of service without it, WRITE_ONCE(); the

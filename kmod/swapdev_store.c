@@ -187,11 +187,15 @@ bool zb_slot_mark_idle(struct zb_swapdev *z, unsigned long index)
 	return true;
 }
 
-/* A read of the page: it is not idle. */
+/*
+ * A read of the page: it is not idle, and a writeback that chose it
+ * leaves it in memory (as zram: a page read since it was chosen is not
+ * cold; zb_slot_wb_commit() then refuses and the block is dropped).
+ */
 void zb_slot_accessed(struct zb_swapdev *z, unsigned long index)
 {
 	slot_assert_locked(z, index);
-	__clear_bit(ZB_SLOT_IDLE, &z->slots[index].flags);
+	z->slots[index].flags &= ~(BIT(ZB_SLOT_IDLE) | BIT(ZB_SLOT_UNDER_WB));
 }
 
 /*

@@ -30,6 +30,7 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <linux/vmalloc.h>
@@ -444,6 +445,8 @@ static void wb_write(struct zb_swapdev *z, struct zb_wb *wb)
 		bio_put(bio);
 		for (k = i; k < j; k++)
 			wb->err[k] = err;
+		if (!err)	/* written, as zram counts, kept or not */
+			zb_stat_add(z, ZBS_BD_WRITES, j - i);
 		i = j;
 	}
 }
@@ -470,7 +473,6 @@ static unsigned int wb_commit(struct zb_swapdev *z, struct zb_wb *wb)
 		if (kept) {
 			moved++;
 			zb_stat_add(z, ZBS_BD_COUNT, 1);
-			zb_stat_add(z, ZBS_BD_WRITES, 1);
 		} else {
 			block_unused(&z->bd, wb->block[i]);
 		}
@@ -525,6 +527,10 @@ static int wb_run(struct zb_swapdev *z, unsigned long index, unsigned long end,
 			ret = -EIO;	/* zram's answer at the limit */
 			break;
 		}
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;	/* what is written back stays written back */
+			break;
+		}
 		/* short of blocks for a batch: take back what was freed since */
 		if (z->bd.nr_blocks - z->bd.used < ZB_WB_BATCH)
 			blocks_recycle(&z->bd);
@@ -552,7 +558,7 @@ static int wb_run(struct zb_swapdev *z, unsigned long index, unsigned long end,
 		wb_write(z, wb);
 		for (i = 0; i < wb->n; i++)
 			if (wb->err[i])
-				ret = wb->err[i];
+				ret = -EIO;	/* whatever the disk said: the pages stayed */
 		wb_charge(&z->bd, wb_commit(z, wb));
 		cond_resched();
 	}

@@ -93,9 +93,9 @@ TEST(SwapConf, ErrorsNameFileLineAndKey)
 		{"[a]\nsize=1G\nwriteback-device = sdb\n",
 		 "swap.conf:3: key 'writeback-device': 'sdb' is not a path (/dev/...)"},
 		{"[a]\nsize=1G\nbacking-dev = /dev/sdb\n",
-		 "swap.conf:3: key 'backing-dev': this name for it (writeback-device = PATH, as "
-		 "zram-generator's) is not in this zbatch yet (Documentation/admin-guide.md, "
-		 "replacing zram)"},
+		 "swap.conf:3: key 'backing-dev': this key (writeback is set with "
+		 "writeback-device = PATH, as zram-generator's) is not in this zbatch yet "
+		 "(Documentation/admin-guide.md, replacing zram)"},
 		{"[a]\nsize=1G\nrecompress = zstd\n",
 		 "swap.conf:3: key 'recompress': recompression is not in this zbatch yet "
 		 "(Documentation/admin-guide.md, replacing zram)"},

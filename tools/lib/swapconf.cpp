@@ -52,7 +52,8 @@ const std::vector<std::string> keys = {"size",	  "codec",	"level",
 
 // Keys zram users set that zbatch does not offer yet: named, not ignored.
 const std::map<std::string, std::string> not_yet = {
-	{"backing-dev", "this name for it (writeback-device = PATH, as zram-generator's)"},
+	{"backing-dev", "this key (writeback is set with writeback-device = PATH, as "
+			"zram-generator's)"},
 	{"recompress", "recompression"},
 	{"recompression-algorithm", "recompression"},
 	{"algorithm-params", "codec parameters but the level (level = N)"},

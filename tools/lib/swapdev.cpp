@@ -313,8 +313,12 @@ Result<void> swapdev_writeback(const SysfsTree &t, int id, const std::string &mo
 		return fail(ENOSPC, fmt::format("{}: the writeback device is full", name));
 	case EIO:
 		return fail(EIO, fmt::format("{}: writeback_limit reached, or the writeback device "
-					     "failed writes (the pages stay in memory; bd_stat "
-					     "and unit_stat's writeback_failed say which)", name));
+					     "failed writes or reads (the pages stay in memory; "
+					     "bd_stat and unit_stat's writeback_failed say which)",
+					     name));
+	case EINTR:
+		return fail(EINTR, fmt::format("{}: writeback interrupted (what was written back "
+					       "stays there)", name));
 	case EINVAL:
 		return fail(EINVAL, page ? fmt::format("{}: '{}': no such page, or no size yet",
 						       name, mode)

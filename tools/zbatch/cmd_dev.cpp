@@ -152,7 +152,10 @@ Result<int> run_dev_create(Context &ctx, const DevOptions &o)
 		return fail(EINVAL, "--size " + size.error().message);
 	if (o.swap && !ctx.is_root())
 		return skip(EPERM, "zbatch dev create --swap needs root");
-	auto id = swapdev_create(ctx.tree, {*size, o.codec, o.unit, o.level, o.backing});
+	// the module opens the path in its own context: give it whole
+	const std::string backing = o.backing.empty() || o.backing.front() == '/' ?
+				    o.backing : std::filesystem::absolute(o.backing).string();
+	auto id = swapdev_create(ctx.tree, {*size, o.codec, o.unit, o.level, backing});
 	if (!id)
 		return std::unexpected(id.error());
 	if (o.swap)
@@ -456,23 +459,37 @@ Result<int> run_dev_idle(Context &ctx, int id)
 Result<int> run_dev_writeback(Context &ctx, int id, const std::string &mode)
 {
 	auto before = swapdev_list(ctx.tree);
-	if (auto r = swapdev_writeback(ctx.tree, id, mode); !r)
-		return std::unexpected(r.error());
+	auto r = swapdev_writeback(ctx.tree, id, mode);
 	auto after = swapdev_list(ctx.tree);
 	uint64_t written = 0, there = 0;
+	int64_t failed = 0;	// writes the disk failed during this writeback
+	bool spent = false;	// the limit is on and spent
+	auto us = [](const SwapdevInfo &d, const char *k) {
+		auto it = d.unit_stat.find(k);
+		return it == d.unit_stat.end() ? 0 : it->second;
+	};
 	if (before && after)
 		for (const auto &a : *after)
 			for (const auto &b : *before)
 				if (a.id == id && b.id == id) {
 					written = a.bd_writes - b.bd_writes;
 					there = a.bd_count;
+					failed = us(a, "writeback_failed") - us(b, "writeback_failed");
+					spent = a.wb_limit_on && !a.wb_limit;
 				}
+	// EIO at a spent limit, no write failed: the limit did its job (a
+	// timer running this is not failing)
+	const bool limited = !r && r.error().code == EIO && spent && !failed;
+	if (!r && !limited)
+		return std::unexpected(r.error());
 	if (ctx.json)
 		ctx.con.print("{}", json_text({{"device", swapdev_name(id)}, {"mode", mode},
-					       {"written", written}, {"bd_count", there}}));
+					       {"written", written}, {"bd_count", there},
+					       {"limit_reached", limited}}));
 	else
-		ctx.con.note("{}: {} pages written back ({}); {} pages on the writeback device\n",
-			     swapdev_name(id), written, mode, there);
+		ctx.con.note("{}: {} pages written back ({}){}; {} pages on the writeback device\n",
+			     swapdev_name(id), written, mode,
+			     limited ? ", then writeback_limit was reached" : "", there);
 	return kExitOk;
 }
 
@@ -517,8 +534,8 @@ void add_dev(CLI::App &app, Action &action)
 		      "unit) (default 4k)");
 	c->add_option("--writeback-device", o->backing,
 		      "A block device pages may be written back to (zram's backing_dev): "
-		      "zbatch dev writeback moves idle or incompressible pages there; opened "
-		      "exclusively for the device's life");
+		      "zbatch dev writeback moves idle or huge (incompressible) pages there; "
+		      "opened exclusively for the device's life");
 	auto *swap = c->add_flag("--swap", o->swap,
 				 "Also format it as swap and swap on (mkswap and swapon in one step)");
 	c->add_option("--priority", o->priority,
