@@ -362,7 +362,18 @@ TEST_P(ModelWriteback, EveryReadReturnsTheLastWriteWhilePagesMoveToDisk)
 	EXPECT_GT(bd[1], 0u) << "no read met a written-back page";
 }
 
-INSTANTIATE_TEST_SUITE_P(Model, ModelWriteback, ::testing::ValuesIn(concurrent_cases()),
+// make check: zram, and the two multi-page unit sizes (units are where
+// writeback differs: their pages go together); make check-full: each unit
+// size and codec once, as ModelConcurrent
+std::vector<BlockCase> writeback_cases()
+{
+	if (full_run())
+		return concurrent_cases();
+	auto cs = codecs();
+	return {{"zram", "lz4"}, {"16k", cs[0]}, {"64k", cs[1 % cs.size()]}};
+}
+
+INSTANTIATE_TEST_SUITE_P(Model, ModelWriteback, ::testing::ValuesIn(writeback_cases()),
 			 case_name);
 
 // A backing device that fails writes (null_blk, its first 4 MiB bad):
