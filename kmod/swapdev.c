@@ -209,19 +209,17 @@ static void io_batch_init(struct zb_io *io)
 	io->n = 0;
 }
 
-/* An empty batch and empty buffers; the previous batch, if any, has finished. */
+/*
+ * An empty batch and empty buffers; the previous batch, if any, has
+ * finished. Reads of written-back pages still gathered (a read that
+ * failed before they were due) are dropped with their claims.
+ */
 static void io_reset(struct zb_io *io)
 {
+	zb_bd_reads_drop(&io->bd);
 	io_batch_init(io);
 	io->used = 0;
 	io->sused = 0;
-}
-
-/* A read that failed: forget what it gathered (its batch has finished). */
-static void io_abort(struct zb_io *io)
-{
-	zb_bd_reads_drop(&io->bd);
-	io_reset(io);
 }
 
 /* Other CPUs' streams a task tries before it waits for its own. */
@@ -656,16 +654,13 @@ static int io_decompress(struct zb_swapdev *z, struct zb_io *io)
 	return 0;
 }
 
-/* What @io gathered, decompressed and read from the backing device. */
+/*
+ * What @io gathered, decompressed and read from the backing device (on
+ * an error, what is left is dropped by the io_reset() that follows).
+ */
 static int io_load(struct zb_swapdev *z, struct zb_io *io)
 {
-	int ret = io_decompress(z, io);
-
-	if (ret) {
-		zb_bd_reads_drop(&io->bd);
-		return ret;
-	}
-	return zb_bd_reads_run(&io->bd);
+	return io_decompress(z, io) ?: zb_bd_reads_run(&io->bd);
 }
 
 /* A unit of at most this many pages may be decompressed in place. */
@@ -907,8 +902,6 @@ static int reader_finish(struct zb_reader *r)
 
 	if (!ret)
 		ret = io_load(r->z, r->io);
-	else
-		zb_bd_reads_drop(&r->io->bd);
 	io_reset(r->io);
 	return ret;
 }
@@ -942,7 +935,7 @@ int zb_read_for_writeback(struct zb_swapdev *z, const unsigned long *index,
 	if (!ret)
 		ret = reader_finish(&r);
 	else
-		io_abort(r.io);
+		io_reset(r.io);
 	io_put(stm);
 	return ret;
 }
@@ -1085,7 +1078,7 @@ static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 		if (!ret)
 			ret = reader_finish(&r);
 		else
-			io_abort(r.io);
+			io_reset(r.io);	/* drops the reads gathered */
 		io_put(stm);
 	}
 	bio_end_io_acct(bio, start);

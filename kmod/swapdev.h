@@ -12,7 +12,6 @@
 #include <linux/atomic.h>
 #include <linux/bio.h>
 #include <linux/blkdev.h>
-#include <linux/completion.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
@@ -120,6 +119,7 @@ struct zb_backing {
 	unsigned long *map;
 	unsigned long *stale;
 	unsigned long *gone;		/* blocks_recycle()'s, under @lock */
+	atomic_long_t nr_stale;		/* bits set in @stale */
 	unsigned long next;
 	unsigned long used;		/* bits set in @map */
 	struct srcu_struct srcu;
@@ -134,11 +134,11 @@ struct zb_backing {
  * done by zb_bd_reads_run(). A page read into the bio's own memory is
  * read by a bio chained to @parent, the bio being read (as zram's): it
  * is submitted after ours returns, and @parent completes when it has;
- * nothing waits. A page that needs a copy after (@bounce, or a read
- * with no @parent) is read in a worker, waited for: a read arrives
- * inside submit_bio(), where a bio it submitted itself would wait for it
- * to return. The worker's bios are these, prepared in place: nothing is
- * allocated on the way (swap-in under memory pressure). @srcu_idx: each
+ * nothing waits. A page that needs a copy after (@bounce: a page at a
+ * time; or a read with no @parent) is read in a worker, waited for: a
+ * read arrives inside submit_bio(), where a bio it submitted itself
+ * would wait for it to return. The worker reads with a bio on its own
+ * stack: nothing is allocated on the way. @srcu_idx: each
  * read's claim on its block (srcu_down_read() on the backing's @srcu,
  * taken under the slot's lock), held until the block has been read: by
  * the chained bio until it completes, else until the worker is done.
@@ -151,13 +151,9 @@ struct zb_bd_reads {
 	const u8 *bounce;		/* its bounce page, if any */
 	unsigned int n;
 	int err;
-	atomic_t pending;
-	struct completion done;
 	unsigned long block[ZB_BD_READS];
 	u8 *dst[ZB_BD_READS];
 	int srcu_idx[ZB_BD_READS];
-	struct bio bio[ZB_BD_READS];
-	struct bio_vec bvec[ZB_BD_READS];
 };
 
 /*

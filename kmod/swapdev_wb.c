@@ -130,6 +130,7 @@ void zb_bd_free(struct zb_swapdev *z, unsigned long block)
 	if (WARN_ON_ONCE(block >= z->bd.nr_blocks))
 		return;
 	set_bit(block, z->bd.stale);
+	atomic_long_inc(&z->bd.nr_stale);
 	zb_stat_add(z, ZBS_BD_COUNT, -1);
 }
 
@@ -142,12 +143,14 @@ static void blocks_recycle(struct zb_backing *bd)
 	unsigned long nr = bd->nr_blocks, i;
 
 	lockdep_assert_held(&bd->lock);
-	if (find_first_bit(bd->stale, nr) >= nr)
-		return;
+	if (!atomic_long_read(&bd->nr_stale))
+		return;		/* no scan of the bitmaps for nothing */
 	bitmap_zero(bd->gone, nr);
 	for_each_set_bit(i, bd->stale, nr)
-		if (test_and_clear_bit(i, bd->stale))
+		if (test_and_clear_bit(i, bd->stale)) {
 			__set_bit(i, bd->gone);
+			atomic_long_dec(&bd->nr_stale);
+		}
 	synchronize_srcu(&bd->srcu);
 	bitmap_andnot(bd->map, bd->map, bd->gone, nr);
 	bd->used -= bitmap_weight(bd->gone, nr);
@@ -208,50 +211,33 @@ static void fault_delay(void)
 		msleep(ms);
 }
 
-static void bd_read_end(struct bio *bio)
-{
-	struct zb_bd_reads *rd = bio->bi_private;
-
-	if (bio->bi_status)
-		cmpxchg(&rd->err, 0, blk_status_to_errno(bio->bi_status));
-	zb_stat_add(rd->z, bio->bi_status ? ZBS_BD_READ_FAILED : ZBS_BD_READS, 1);
-	if (atomic_dec_and_test(&rd->pending))
-		complete(&rd->done);
-}
-
 /*
- * A bio a page, prepared in @rd (nothing allocated: the block layer's
- * plug merges consecutive blocks), all submitted, then waited for. No
- * allocation on the way recurses into I/O (memalloc_noio_save()): the
- * backing driver's may not swap out to the device whose read this is.
+ * The reads that need a copy after (the bounce page: one at a time), one
+ * after another on a bio of the worker's stack, as zram's sync read: no
+ * allocation, and none on the way recurses into I/O (memalloc_noio):
+ * the backing driver's may not swap out to the device whose read this is.
  */
 static void bd_reads_work(struct work_struct *work)
 {
 	struct zb_bd_reads *rd = container_of(work, struct zb_bd_reads, work);
-	struct block_device *bdev = rd->z->bd.bdev;
 	unsigned int i, noio = memalloc_noio_save();
-	struct blk_plug plug;
 
 	fault_delay();
 	rd->err = 0;
-	atomic_set(&rd->pending, rd->n);
-	init_completion(&rd->done);
-	blk_start_plug(&plug);
 	for (i = 0; i < rd->n; i++) {
-		struct bio *bio = &rd->bio[i];
+		struct bio_vec bv;
+		struct bio bio;
+		int err;
 
-		bio_init(bio, bdev, &rd->bvec[i], 1, REQ_OP_READ);
-		bio->bi_iter.bi_sector = rd->block[i] << (PAGE_SHIFT - SECTOR_SHIFT);
-		__bio_add_page(bio, virt_to_page(rd->dst[i]), PAGE_SIZE,
+		bio_init(&bio, rd->z->bd.bdev, &bv, 1, REQ_OP_READ);
+		bio.bi_iter.bi_sector = rd->block[i] << (PAGE_SHIFT - SECTOR_SHIFT);
+		__bio_add_page(&bio, virt_to_page(rd->dst[i]), PAGE_SIZE,
 			       offset_in_page(rd->dst[i]));
-		bio->bi_private = rd;
-		bio->bi_end_io = bd_read_end;
-		submit_bio(bio);
+		err = submit_bio_wait(&bio);
+		bio_uninit(&bio);
+		zb_stat_add(rd->z, err ? ZBS_BD_READ_FAILED : ZBS_BD_READS, 1);
+		rd->err = rd->err ?: err;
 	}
-	blk_finish_plug(&plug);
-	wait_for_completion_io(&rd->done);
-	for (i = 0; i < rd->n; i++)
-		bio_uninit(&rd->bio[i]);
 	memalloc_noio_restore(noio);
 }
 
@@ -568,6 +554,12 @@ static int wb_run(struct zb_swapdev *z, unsigned long index, unsigned long end,
 }
 
 /* ---- sysfs ---- */
+/* A bitmap of @nr blocks, zeroed (up to 32 MiB: kvcalloc()). */
+static unsigned long *blocks_bitmap(unsigned long nr)
+{
+	return kvcalloc(BITS_TO_LONGS(nr), sizeof(long), GFP_KERNEL);
+}
+
 static ssize_t backing_dev_show(struct device *d, struct device_attribute *a, char *buf)
 {
 	struct zb_swapdev *z = dev_z(d);
@@ -631,9 +623,9 @@ static ssize_t backing_dev_store(struct device *d, struct device_attribute *a,
 		ret = -EINVAL;
 		goto out;
 	}
-	map = kvcalloc(BITS_TO_LONGS(nr), sizeof(long), GFP_KERNEL);
-	stale = kvcalloc(BITS_TO_LONGS(nr), sizeof(long), GFP_KERNEL);
-	gone = kvcalloc(BITS_TO_LONGS(nr), sizeof(long), GFP_KERNEL);
+	map = blocks_bitmap(nr);
+	stale = blocks_bitmap(nr);
+	gone = blocks_bitmap(nr);
 	if (!map || !stale || !gone) {
 		ret = -ENOMEM;
 		goto out;
@@ -647,6 +639,8 @@ static ssize_t backing_dev_store(struct device *d, struct device_attribute *a,
 	bd->stale = stale;
 	bd->gone = gone;
 	bd->next = 0;
+	bd->used = 0;
+	atomic_long_set(&bd->nr_stale, 0);
 	file = NULL;
 	path = NULL;
 	map = NULL;

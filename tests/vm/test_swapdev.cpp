@@ -97,6 +97,20 @@ zbatch::WorkloadConfig pageout(size_t mib, zbatch::Pattern p, const std::string 
 	return c;
 }
 
+// Runs @cfg on device @d (swapped on), then swaps it off and destroys it;
+// *@after (if given) is the device as swapoff left it.
+zbatch::Result<zbatch::WorkloadResult> swap_through(const Dev &d,
+						    const zbatch::WorkloadConfig &cfg,
+						    zbatch::SwapdevInfo *after = nullptr)
+{
+	auto r = zbatch::run_workload(cfg);
+	swapoff(d);
+	if (after)
+		*after = info(d);
+	destroy(d);
+	return r;
+}
+
 int64_t us(const zbatch::SwapdevInfo &i, const char *k)
 {
 	auto it = i.unit_stat.find(k);
@@ -123,10 +137,8 @@ TEST_P(SwapdevUnit, MthpSwapIsBatchedAndIntact)
 		mid = info(d);
 		return {};
 	};
-	auto r = zbatch::run_workload(cfg);
-	swapoff(d);
-	auto after = info(d);
-	destroy(d);
+	zbatch::SwapdevInfo after;
+	auto r = swap_through(d, cfg, &after);
 	ASSERT_TRUE(r) << r.error().message;
 	EXPECT_EQ(r->bad_bytes, 0u);
 	EXPECT_GT(r->vmstat_delta["pswpout"], 10000) << "the region did not swap out";
@@ -490,10 +502,8 @@ TEST(Swapdev, WritebackMovesSwappedPagesToDiskAndBack)
 		mid = info(d);
 		return {};
 	};
-	auto r = zbatch::run_workload(cfg);
-	swapoff(d);
-	auto after = info(d);
-	destroy(d);
+	zbatch::SwapdevInfo after;
+	auto r = swap_through(d, cfg, &after);
 	ASSERT_TRUE(r) << r.error().message;
 	EXPECT_EQ(r->bad_bytes, 0u);
 	std::cout << "before writeback: " << before.orig_bytes / 4096 << " pages, "
@@ -702,9 +712,7 @@ TEST(Swapdev, CompressionLevelsReachTheCodec)
 			mid = info(d);
 			return {};
 		};
-		auto w = zbatch::run_workload(cfg);
-		swapoff(d);
-		destroy(d);
+		auto w = swap_through(d, cfg);
 		ASSERT_TRUE(w) << w.error().message;
 		EXPECT_EQ(w->bad_bytes, 0u) << "level " << level;
 		EXPECT_GT(mid.orig_bytes, 12ull << 20) << "level " << level << ": not swapped out";

@@ -37,6 +37,15 @@ std::string swaps_line(const SysfsTree &t, const std::string &name)
 	return "";
 }
 
+// Device @id exists, or why not.
+Result<void> have_device(const SysfsTree &t, int id)
+{
+	auto name = swapdev_name(id);
+	if (!t.exists(kSysBlockDir + "/" + name))
+		return fail(ENODEV, fmt::format("no device {} (see zbatch dev list)", name));
+	return {};
+}
+
 // Why the module refused a backing device (backing_dev_store()).
 std::string backing_dev_error(const SysfsTree &t, const std::string &dir, const Error &e)
 {
@@ -244,8 +253,8 @@ Result<void> swapdev_destroy(const SysfsTree &t, int id)
 	if (!t.exists(kSwapdevCtl))
 		return skip(ENOENT, fmt::format("{} is missing: is zbatch loaded?", kSwapdevCtl));
 	auto name = swapdev_name(id);
-	if (!t.exists(kSysBlockDir + "/" + name))
-		return fail(ENODEV, fmt::format("no device {} (see zbatch dev list)", name));
+	if (auto h = have_device(t, id); !h)
+		return std::unexpected(h.error());
 	if (!swaps_line(t, name).empty())
 		return fail(EBUSY, fmt::format("/dev/{} is in use as swap: run 'swapoff /dev/{}' "
 					       "first (it brings the pages back into memory)",
@@ -263,9 +272,9 @@ namespace {
 // The device's writeback file @file, or why it cannot be written to.
 Result<std::string> wb_file(const SysfsTree &t, int id, const std::string &file)
 {
+	if (auto h = have_device(t, id); !h)
+		return std::unexpected(h.error());
 	auto name = swapdev_name(id);
-	if (!t.exists(kSysBlockDir + "/" + name))
-		return fail(ENODEV, fmt::format("no device {} (see zbatch dev list)", name));
 	auto path = swapdev_dir(id) + "/" + file;
 	if (!t.exists(path))
 		return fail(ENOENT, fmt::format("{}: the loaded zbatch has no writeback ({}): load "
