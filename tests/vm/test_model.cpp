@@ -351,7 +351,7 @@ TEST_P(ModelWriteback, EveryReadReturnsTheLastWriteWhilePagesMoveToDisk)
 		SCOPED_TRACE(mode);
 		check("blockdev --device " + t.path + " --pages 2048 --threads 2 --unit-pages " +
 		      unit_pages(c.dev == "zram" ? "16k" : c.dev) + " --writeback " + t.wb_dir() +
-		      mode + no_sector(t) + ops(500));
+		      mode + no_sector(t) + ops(1000));
 	}
 	auto bd = bd_stat(t);
 	std::cout << "bd_stat: count " << bd[0] << ", reads " << bd[1] << ", writes " << bd[2]
