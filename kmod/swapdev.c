@@ -78,6 +78,7 @@ struct zb_item {
 	unsigned int pages;
 	const u8 *src;
 	unsigned int want;
+	bool secondary;		/* not in the batch: the secondary codec's, inline */
 	u8 *scratch;
 	unsigned long copy;
 	u8 *to[ZB_UNIT_MAX_PAGES];
@@ -98,8 +99,9 @@ struct zb_io {
 	unsigned int sused;	/* bytes of scratch */
 	unsigned int codec;
 	int level;		/* of codec, for compress (0: default) */
+	int codec2;		/* the secondary codec (recompression), -1: none */
 	unsigned int explore;	/* units this stream declined (units_pay()) */
-	struct zbatch_ctx ctx;	/* prepared for codec */
+	struct zbatch_ctx ctx;	/* prepared for codec, and codec2 */
 	u8 *out;		/* compressed data in or out, ZB_OUT */
 	u8 *scratch;		/* units read in part, ZB_WIN */
 	struct zb_bd_reads bd;	/* written-back pages to read */
@@ -115,17 +117,19 @@ static void io_free(struct zb_io *io)
 	kfree(io);
 }
 
-static struct zb_io *io_alloc(unsigned int codec, int level, int node)
+static struct zb_io *io_alloc(struct zb_swapdev *z, int node)
 {
 	struct zb_io *io = kzalloc_node(sizeof(*io), GFP_KERNEL, node);
 
 	if (!io)
 		return NULL;
-	io->codec = codec;
-	io->level = zbatch_codec_level_norm(codec, level);
+	io->codec = z->codec;
+	io->level = zbatch_codec_level_norm(z->codec, z->level);
+	io->codec2 = z->codec2;
 	io->out = kvmalloc_node(ZB_OUT, GFP_KERNEL, node);
 	io->scratch = kvmalloc_node(ZB_WIN, GFP_KERNEL, node);
-	if (!io->out || !io->scratch || zbatch_ctx_prepare(&io->ctx, codec)) {
+	if (!io->out || !io->scratch || zbatch_ctx_prepare(&io->ctx, io->codec) ||
+	    (io->codec2 >= 0 && zbatch_ctx_prepare(&io->ctx, io->codec2))) {
 		io_free(io);
 		return NULL;
 	}
@@ -144,7 +148,7 @@ static int zb_cpu_prepare(unsigned int cpu, struct hlist_node *node)
 {
 	struct zb_swapdev *z = hlist_entry(node, struct zb_swapdev, cpuhp);
 	struct zb_stream *stm = per_cpu_ptr(z->streams, cpu);
-	struct zb_io *io = io_alloc(z->codec, z->level, cpu_to_node(cpu));
+	struct zb_io *io = io_alloc(z, cpu_to_node(cpu));
 
 	if (!io)
 		return -ENOMEM;
@@ -291,6 +295,26 @@ static struct zb_item *io_add(struct zb_io *io, enum zbatch_op op, const void *s
 	io->n++;
 	it->want = dlen;
 	it->copy = 0;
+	it->secondary = false;
+	return it;
+}
+
+/*
+ * A decompression with the secondary codec (a recompressed object): a
+ * request of @io's, not in its batch (whose requests are one codec's),
+ * run inline after the batch (io_decompress()). Recompressed objects
+ * are cold: few reads meet one.
+ */
+static struct zb_item *io_add_secondary(struct zb_io *io, const void *src,
+					unsigned int slen, void *dst, unsigned int dlen)
+{
+	struct zb_item *it = &io->item[io->n];
+
+	zbatch_req_init(&io->req[io->n], ZBATCH_OP_DECOMPRESS, src, slen, dst, dlen);
+	io->n++;
+	it->want = dlen;
+	it->copy = 0;
+	it->secondary = true;
 	return it;
 }
 
@@ -304,9 +328,11 @@ static bool io_alone(const struct zb_io *io, unsigned int n)
 static void io_run(struct zb_swapdev *z, struct zb_io *io, int rw)
 {
 	/* a 4 KiB page alone runs inline in zbatch_submit(): zram's cost */
+	if (!io->batch.nr)
+		return;		/* secondary decompressions only */
 	if (zbatch_submit(&io->batch) == -EINPROGRESS)
 		zbatch_wait(&io->batch);
-	atomic64_inc(&z->batch_hist[rw][io->n]);
+	atomic64_inc(&z->batch_hist[rw][io->batch.nr]);
 }
 
 /* ---- write ---- */
@@ -639,7 +665,12 @@ static int io_decompress(struct zb_swapdev *z, struct zb_io *io)
 		struct zb_item *it = &io->item[i];
 		struct zbatch_req *req = &io->req[i];
 
-		if (req->status || req->produced != it->want) {
+		if (it->secondary) {
+			zbatch_run_inline(&io->ctx, req, io->codec2, 0);
+			zb_stat_add(z, ZBS_SECONDARY_READS, 1);
+			if (req->status || req->produced != it->want)
+				return req->status ?: -EIO;
+		} else if (req->status || req->produced != it->want) {
 			/* redone on the device's own context, once */
 			zbatch_req_init(req, ZBATCH_OP_DECOMPRESS, req->src, req->slen,
 					req->dst, req->dlen);
@@ -721,7 +752,7 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 	unsigned int i, off = index % z->unit_pages, bytes = 0, reqs = 0, wbs = 0;
 	const struct zb_unit *u = NULL;
 	unsigned long mine = 0;		/* region pages still in unit u */
-	bool whole = true, direct;
+	bool whole = true, direct, secondary = false, usec = false;
 	struct zb_view v;
 	int ret = 0;
 
@@ -732,6 +763,11 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 			continue;
 		}
 		zb_slot_view(z, index + i, &v);
+		if (v.secondary && WARN_ON_ONCE(io->codec2 < 0)) {
+			ret = -EIO;
+			goto out;
+		}
+		secondary |= v.secondary;
 		if (v.kind == ZB_VIEW_WB) {
 			wbs++;
 		} else if (v.kind == ZB_VIEW_PAGE) {
@@ -748,6 +784,7 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 				bytes += v.unit->clen;
 			}
 			u = v.unit;
+			usec = v.secondary;
 			mine |= BIT(i);
 		}
 		if (whole && i && dst[i] != dst[0] + i * PAGE_SIZE)
@@ -759,7 +796,7 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 	 * locks and zsmalloc's mapping held (preemption off), as zram's for
 	 * a page; for a 64 KiB unit that is too long, it takes the batch.
 	 */
-	direct = alone && !io->n && io_alone(io, reqs) &&
+	direct = alone && !io->n && io_alone(io, reqs) && !secondary &&
 		 (!u || (u->nr_handles == 1 && u->nr_pages <= ZB_DIRECT_PAGES));
 	if (io->n + reqs > ZB_IO_REQS || io->used + bytes > ZB_OUT ||
 	    io->bd.n + wbs > ZB_BD_READS ||
@@ -799,7 +836,10 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 				break;
 			}
 			zb_slot_copy(z, index + i, cbuf);
-			io_add(io, ZBATCH_OP_DECOMPRESS, cbuf, v.len, dst[i], PAGE_SIZE);
+			if (v.secondary)
+				io_add_secondary(io, cbuf, v.len, dst[i], PAGE_SIZE);
+			else
+				io_add(io, ZBATCH_OP_DECOMPRESS, cbuf, v.len, dst[i], PAGE_SIZE);
 			io->used += v.len;
 			break;
 		case ZB_VIEW_UNIT:
@@ -828,10 +868,15 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 		zb_unit_copy(z, u, cbuf);
 		io->used += u->clen;
 		if (whole) {
-			io_add(io, ZBATCH_OP_DECOMPRESS, cbuf, u->clen, dst[0], n * PAGE_SIZE);
+			if (usec)
+				io_add_secondary(io, cbuf, u->clen, dst[0], n * PAGE_SIZE);
+			else
+				io_add(io, ZBATCH_OP_DECOMPRESS, cbuf, u->clen, dst[0],
+				       n * PAGE_SIZE);
 			goto out;
 		}
-		it = io_add(io, ZBATCH_OP_DECOMPRESS, cbuf, u->clen, scratch,
+		it = usec ? io_add_secondary(io, cbuf, u->clen, scratch, u->nr_pages * PAGE_SIZE) :
+		     io_add(io, ZBATCH_OP_DECOMPRESS, cbuf, u->clen, scratch,
 			    u->nr_pages * PAGE_SIZE);
 		it->scratch = scratch;
 		it->copy = mine << off;
@@ -907,13 +952,13 @@ static int reader_finish(struct zb_reader *r)
 }
 
 /*
- * Writeback's read of the pages it chose, @index[0..n) ascending, into
- * @dst[]: on a stream, a unit-sized region at a time (the pages it did
- * not choose left out), batched as a bio's read is; not counted as the
- * user's reads (units_pay(), idle marks).
+ * Writeback's or recompression's read of the pages it chose,
+ * @index[0..n) ascending, into @dst[]: on a stream, a unit-sized region
+ * at a time (the pages it did not choose left out), batched as a bio's
+ * read is; not counted as the user's reads (units_pay(), idle marks).
  */
-int zb_read_for_writeback(struct zb_swapdev *z, const unsigned long *index,
-			  u8 *const *dst, unsigned int n)
+int zb_read_chosen(struct zb_swapdev *z, const unsigned long *index,
+		   u8 *const *dst, unsigned int n)
 {
 	struct zb_reader r = { .z = z, .start = ULONG_MAX, .bg = true };
 	struct zb_stream *stm;
@@ -1189,10 +1234,12 @@ static ssize_t disksize_store(struct device *d, struct device_attribute *a,
 	/* the unit may have changed since the level was set */
 	ret = zbatch_codec_level_check(z->codec, z->level,
 				       z->unit_pages * PAGE_SIZE);
+	if (!ret && z->codec2 >= 0)
+		ret = zbatch_codec_level_check(z->codec2, z->level2,
+					       z->unit_pages * PAGE_SIZE);
 	if (ret) {
-		pr_warn_ratelimited("zbatchswap%d: %s level %d does not fit %lu KiB units (%d)\n",
-				    z->id, zbatch_codec_name(z->codec), z->level,
-				    z->unit_pages * PAGE_SIZE / SZ_1K, ret);
+		pr_warn_ratelimited("zbatchswap%d: a codec's level does not fit %lu KiB units (%d)\n",
+				    z->id, z->unit_pages * PAGE_SIZE / SZ_1K, ret);
 		goto out;
 	}
 	ret = zb_store_init(z, size);
@@ -1267,12 +1314,13 @@ static ssize_t codec_store(struct device *d, struct device_attribute *a,
 }
 
 /*
- * zram's algorithm_params, for the one codec a device has: "level=N"
- * (0: the codec's default), "algo=NAME" naming the device's codec (as
- * zram's names the algorithm whose parameters these are), "priority=0"
- * (zbatch has no secondary codec yet); "dict=" is
- * refused (a trained zstd dictionary did not pay on the benchmark's real
- * data: Documentation/admin-guide.md). Shown as "algo=NAME level=N".
+ * zram's algorithm_params: "level=N" (0: the codec's default) for the
+ * device's codec, or with "priority=1" for its secondary codec
+ * (recomp_algorithm, set first); "algo=NAME" names that codec (as zram's
+ * names the algorithm whose parameters these are); "dict=" is refused (a
+ * trained zstd dictionary did not pay on the benchmark's real data:
+ * Documentation/admin-guide.md). Shown as "algo=NAME level=N", and a
+ * second line "algo=NAME level=N priority=1" when there is a secondary.
  */
 static ssize_t algorithm_params_show(struct device *d, struct device_attribute *a,
 				     char *buf)
@@ -1283,6 +1331,9 @@ static ssize_t algorithm_params_show(struct device *d, struct device_attribute *
 	down_read(&z->init_lock);
 	n = sysfs_emit(buf, "algo=%s level=%d\n", zbatch_codec_name(z->codec),
 		       z->level);
+	if (z->codec2 >= 0)
+		n += sysfs_emit_at(buf, n, "algo=%s level=%d priority=1\n",
+				   zbatch_codec_name(z->codec2), z->level2);
 	up_read(&z->init_lock);
 	return n;
 }
@@ -1292,7 +1343,7 @@ static ssize_t algorithm_params_store(struct device *d, struct device_attribute 
 {
 	struct zb_swapdev *z = dev_z(d);
 	char *args, *param, *val, *copy;
-	int level = 0, codec = -1, prio = 0, ret = 0;
+	int level = 0, codec = -1, prio = 0, target, ret = 0;
 	bool have_level = false;
 
 	copy = kstrndup(buf, len, GFP_KERNEL);
@@ -1311,8 +1362,8 @@ static ssize_t algorithm_params_store(struct device *d, struct device_attribute 
 			ret = min(codec, 0);
 		} else if (!strcmp(param, "priority")) {
 			ret = kstrtoint(val, 10, &prio);
-			if (!ret && prio)
-				ret = -EINVAL;	/* no secondary codec yet */
+			if (!ret && prio != 0 && prio != 1)
+				ret = -EINVAL;	/* one secondary codec */
 		} else if (!strcmp(param, "dict")) {
 			ret = -EOPNOTSUPP;
 		} else {
@@ -1329,14 +1380,18 @@ static ssize_t algorithm_params_store(struct device *d, struct device_attribute 
 		ret = -EBUSY;
 		goto out;
 	}
-	if (codec >= 0 && codec != z->codec) {
-		ret = -EINVAL;
+	target = prio ? z->codec2 : z->codec;
+	if (target < 0 || (codec >= 0 && codec != target)) {
+		ret = -EINVAL;	/* no secondary codec, or another named */
 		goto out;
 	}
-	ret = zbatch_codec_level_check(z->codec, level, z->unit_pages * PAGE_SIZE);
+	ret = zbatch_codec_level_check(target, level, z->unit_pages * PAGE_SIZE);
 	if (ret)
 		goto out;
-	z->level = level;
+	if (prio)
+		z->level2 = level;
+	else
+		z->level = level;
 out:
 	up_write(&z->init_lock);
 	return ret ?: len;
@@ -1425,7 +1480,8 @@ static ssize_t unit_stat_show(struct device *d, struct device_attribute *a, char
 			  "miss_free %llu\ncomp_errors %llu\ndecomp_redone %llu\n"
 			  "write_stalls %llu\nstream_waits %llu\ndirect_reads %llu\n"
 			  "direct_bios %llu\nunit_reads_whole %llu\nunit_reads_part %llu\n"
-			  "units_declined %llu\nwriteback_failed %llu\nbd_read_failed %llu\n",
+			  "units_declined %llu\nwriteback_failed %llu\nbd_read_failed %llu\n"
+			  "secondary_reads %llu\n",
 			  st(z, ZBS_UNITS), st(z, ZBS_UNIT_FALLBACKS), st(z, ZBS_PARTIAL_READS),
 			  st(z, ZBS_PARTIAL_READ_BYTES), st(z, ZBS_PARTIAL_WRITES),
 			  st(z, ZBS_LIMIT_REFUSED), st(z, ZBS_MISS_FREE),
@@ -1434,7 +1490,7 @@ static ssize_t unit_stat_show(struct device *d, struct device_attribute *a, char
 			  st(z, ZBS_DIRECT_READS), st(z, ZBS_DIRECT_BIOS),
 			  st(z, ZBS_UNIT_READS_WHOLE), st(z, ZBS_UNIT_READS_PART),
 			  st(z, ZBS_UNITS_DECLINED), st(z, ZBS_BD_WRITE_FAILED),
-			  st(z, ZBS_BD_READ_FAILED));
+			  st(z, ZBS_BD_READ_FAILED), st(z, ZBS_SECONDARY_READS));
 }
 
 /* Requests per batch of device I/O: "size writes reads", sizes with any. */
@@ -1474,7 +1530,9 @@ static struct attribute *zb_attrs[] = {
 	/* writeback: swapdev_wb.c */
 	&dev_attr_backing_dev.attr, &dev_attr_idle.attr, &dev_attr_writeback.attr,
 	&dev_attr_writeback_limit.attr, &dev_attr_writeback_limit_enable.attr,
-	&dev_attr_bd_stat.attr, NULL,
+	&dev_attr_bd_stat.attr, &dev_attr_recomp_algorithm.attr, &dev_attr_recompress.attr,
+	&dev_attr_recomp_budget.attr, &dev_attr_recomp_interval.attr,
+	&dev_attr_recomp_stat.attr, NULL,
 };
 
 static const struct attribute_group zb_group = {
@@ -1518,6 +1576,7 @@ static int zb_add(void)
 	z->unit_pages = 1;
 	z->unit_adapt = true;
 	init_rwsem(&z->init_lock);
+	zb_rc_init(z);
 	ret = zb_bd_init(z);
 	if (ret)
 		goto err_idr;
@@ -1564,6 +1623,7 @@ static int zb_remove(struct zb_swapdev *z)
 	mutex_unlock(&z->disk->open_mutex);
 	sync_blockdev(z->disk->part0);
 	del_gendisk(z->disk);
+	zb_rc_stop(z);		/* its attributes are gone: it stays stopped */
 	down_write(&z->init_lock);
 	streams_destroy(z);
 	zb_store_destroy(z);

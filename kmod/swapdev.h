@@ -90,6 +90,13 @@ enum zb_dev_stat {
 	ZBS_BD_WRITES,		/* pages written to it (written back) */
 	ZBS_BD_WRITE_FAILED,	/* pages whose writeback failed: kept in memory */
 	ZBS_BD_READ_FAILED,	/* reads of written-back pages that failed */
+	ZBS_RECOMP_PAGES,	/* pages stored with the secondary codec now */
+	ZBS_RECOMP_TRIED,	/* pages recompression compressed again, ever */
+	ZBS_RECOMP_DONE,	/* ... and stored so, ever */
+	ZBS_RECOMP_INCOMP,	/* ... found incompressible (INCOMP), ever */
+	ZBS_RECOMP_SAVED,	/* bytes recompression saved, ever */
+	ZBS_RECOMP_CPU_NS,	/* CPU time recompression took, ever */
+	ZBS_SECONDARY_READS,	/* objects decompressed with the secondary codec */
 	ZBS_NR,
 };
 
@@ -127,6 +134,23 @@ struct zb_backing {
 	spinlock_t limit_lock;		/* @limit, @limit_on */
 	bool limit_on;
 	u64 limit;			/* pages writeback may still write */
+};
+
+/*
+ * Recompression (swapdev_recomp.c). @lock (mutex): @thread, and @budget's
+ * writers. @run (mutex): one recompression at a time (pages it chose
+ * carry a mark only one run may own). @budget, @interval: read without
+ * a lock by the thread.
+ */
+#define ZB_RC_INTERVAL		60	/* s, the default */
+#define ZB_RC_INTERVAL_MAX	86400
+struct zb_recomp {
+	struct mutex lock;		/* @thread, @budget's writers */
+	struct mutex run;		/* one recompression at a time */
+	struct task_struct *thread;	/* the background thread, NULL: none */
+	wait_queue_head_t wait;		/* its sleeps; kthread_stop() ends them */
+	unsigned int budget;		/* percent of one CPU, 0: no thread */
+	unsigned int interval;		/* s between its passes */
 };
 
 /*
@@ -178,6 +202,8 @@ struct zb_swapdev {
 	u64 disksize;
 	unsigned int codec;
 	int level;			/* codec's compression level, 0: default */
+	int codec2;			/* secondary codec (recompression), -1: none */
+	int level2;			/* its level */
 	unsigned int unit_pages;	/* 1, 4 or 16 */
 	unsigned long mem_limit_pages;	/* 0: none */
 	unsigned long nr_pages;
@@ -199,6 +225,8 @@ struct zb_swapdev {
 	atomic_t adapt_seen;
 	/* writeback to a backing block device (swapdev_wb.c) */
 	struct zb_backing bd;
+	/* recompression with codec2 (swapdev_recomp.c) */
+	struct zb_recomp rc;
 	atomic64_t stats[ZBS_NR];
 	/* requests per batch of device I/O, write and read */
 	atomic64_t batch_hist[2][ZBATCH_MAX_BATCH + 1];
@@ -221,6 +249,7 @@ enum zb_view_kind {
 
 struct zb_view {
 	enum zb_view_kind kind;
+	bool secondary;		/* PAGE, UNIT: compressed with the secondary codec */
 	unsigned int len;
 	unsigned int idx;
 	unsigned long word;
@@ -286,6 +315,7 @@ void zb_reserve_drop(struct zb_swapdev *z, struct zb_reserve *rv);
  */
 #define ZB_WB_IDLE	BIT(0)	/* only idle pages */
 #define ZB_WB_HUGE	BIT(1)	/* only pages stored raw */
+#define ZB_WB_INCOMP	BIT(2)	/* only pages recompression could not shrink */
 bool zb_slot_mark_idle(struct zb_swapdev *z, unsigned long index);
 void zb_slot_accessed(struct zb_swapdev *z, unsigned long index);
 bool zb_slot_wb_fits(struct zb_swapdev *z, unsigned long index, unsigned int mode,
@@ -293,6 +323,13 @@ bool zb_slot_wb_fits(struct zb_swapdev *z, unsigned long index, unsigned int mod
 void zb_slot_wb_choose(struct zb_swapdev *z, unsigned long index);
 bool zb_slot_wb_commit(struct zb_swapdev *z, unsigned long index, unsigned long block);
 void zb_slot_wb_cancel(struct zb_swapdev *z, unsigned long index, bool failed);
+/* Recompression's (swapdev_recomp.c), likewise; the modes are ZB_WB_*'s. */
+bool zb_slot_rc_fits(struct zb_swapdev *z, unsigned long index, unsigned int mode,
+		     const struct zb_unit **u, unsigned int *len);
+void zb_slot_rc_choose(struct zb_swapdev *z, unsigned long index);
+void zb_slot_rc_done(struct zb_swapdev *z, unsigned long index, bool incomp);
+int zb_store_recompressed(struct zb_swapdev *z, unsigned long index, unsigned int nr_pages,
+			  const void *data, unsigned int clen);
 
 /* swapdev_wb.c; its attributes sit in the device's "zbatch" directory */
 extern struct device_attribute dev_attr_backing_dev, dev_attr_idle, dev_attr_writeback,
@@ -304,13 +341,20 @@ void zb_bd_read_add(struct zb_swapdev *z, struct zb_bd_reads *rd, unsigned long 
 		    u8 *dst);
 int zb_bd_reads_run(struct zb_bd_reads *rd);
 void zb_bd_reads_drop(struct zb_bd_reads *rd);
+void zb_mark_idle(struct zb_swapdev *z);
 int zb_bd_wq_create(void);
 void zb_bd_wq_destroy(void);
 
+/* swapdev_recomp.c; its attributes also sit in the "zbatch" directory */
+extern struct device_attribute dev_attr_recomp_algorithm, dev_attr_recompress,
+	dev_attr_recomp_budget, dev_attr_recomp_interval, dev_attr_recomp_stat;
+void zb_rc_init(struct zb_swapdev *z);
+void zb_rc_stop(struct zb_swapdev *z);
+
 /* swapdev.c */
 bool zb_is_swapdev(struct block_device *bdev);
-int zb_read_for_writeback(struct zb_swapdev *z, const unsigned long *index,
-			  u8 *const *dst, unsigned int n);
+int zb_read_chosen(struct zb_swapdev *z, const unsigned long *index,
+		   u8 *const *dst, unsigned int n);
 
 /* debugfs fault_swap_alloc, fault_bd_read_delay_ms */
 extern unsigned int zb_fault_fast_alloc;

@@ -45,6 +45,9 @@
 #define ZB_SLOT_IDLE		24	/* marked idle, not read or written since */
 #define ZB_SLOT_UNDER_WB	25	/* chosen by writeback, unchanged since */
 #define ZB_SLOT_WB		26	/* written back: handle is the block */
+#define ZB_SLOT_RECOMP		27	/* compressed with the secondary codec */
+#define ZB_SLOT_UNDER_RC	28	/* chosen by recompression, unchanged since */
+#define ZB_SLOT_INCOMP		29	/* recompression could not shrink it */
 
 struct zb_slot {
 	unsigned long flags;
@@ -164,6 +167,8 @@ void zb_slot_free(struct zb_swapdev *z, unsigned long index)
 		slot_clear(s);	/* empty; an idle mark goes too */
 		return;
 	}
+	if (slot_test(s, ZB_SLOT_RECOMP))
+		zb_stat_add(z, ZBS_RECOMP_PAGES, -1);
 	zb_stat_add(z, ZBS_ORIG_PAGES, -1);
 	slot_clear(s);
 }
@@ -173,6 +178,15 @@ static bool slot_in_memory(struct zb_slot *s)
 {
 	return (s->handle || slot_test(s, ZB_SLOT_UNIT)) &&
 	       !(s->flags & (BIT(ZB_SLOT_SAME) | BIT(ZB_SLOT_WB) | BIT(ZB_SLOT_UNDER_WB)));
+}
+
+/* Whether the slot's page fits a post-processing @mode (ZB_WB_*). */
+static bool slot_fits(struct zb_slot *s, unsigned int mode)
+{
+	return slot_in_memory(s) &&
+	       (!(mode & ZB_WB_IDLE) || slot_test(s, ZB_SLOT_IDLE)) &&
+	       (!(mode & ZB_WB_HUGE) || slot_test(s, ZB_SLOT_HUGE)) &&
+	       (!(mode & ZB_WB_INCOMP) || slot_test(s, ZB_SLOT_INCOMP));
 }
 
 /* "idle": mark a page that is in memory idle; whether it was marked. */
@@ -188,19 +202,22 @@ bool zb_slot_mark_idle(struct zb_swapdev *z, unsigned long index)
 }
 
 /*
- * A read of the page: it is not idle, and a writeback that chose it
- * leaves it in memory (as zram: a page read since it was chosen is not
- * cold; zb_slot_wb_commit() then refuses and the block is dropped).
+ * A read of the page: it is not idle, and a writeback or recompression
+ * that chose it leaves it as it is (as zram: a page read since it was
+ * chosen is not cold; zb_slot_wb_commit() then refuses and the block is
+ * dropped, zb_store_recompressed() refuses and its objects are freed).
  */
 void zb_slot_accessed(struct zb_swapdev *z, unsigned long index)
 {
 	slot_assert_locked(z, index);
-	z->slots[index].flags &= ~(BIT(ZB_SLOT_IDLE) | BIT(ZB_SLOT_UNDER_WB));
+	z->slots[index].flags &= ~(BIT(ZB_SLOT_IDLE) | BIT(ZB_SLOT_UNDER_WB) |
+				   BIT(ZB_SLOT_UNDER_RC));
 }
 
 /*
  * Whether writeback may take the page: in memory and fitting @mode
- * (ZB_WB_IDLE, ZB_WB_HUGE); *@unit says whether it is a unit's page.
+ * (ZB_WB_IDLE, ZB_WB_HUGE, ZB_WB_INCOMP); *@unit says whether it is a
+ * unit's page.
  */
 bool zb_slot_wb_fits(struct zb_swapdev *z, unsigned long index, unsigned int mode,
 		     bool *unit)
@@ -209,9 +226,7 @@ bool zb_slot_wb_fits(struct zb_swapdev *z, unsigned long index, unsigned int mod
 
 	slot_assert_locked(z, index);
 	*unit = slot_test(s, ZB_SLOT_UNIT);
-	return slot_in_memory(s) &&
-	       (!(mode & ZB_WB_IDLE) || slot_test(s, ZB_SLOT_IDLE)) &&
-	       (!(mode & ZB_WB_HUGE) || slot_test(s, ZB_SLOT_HUGE));
+	return slot_fits(s, mode);
 }
 
 /*
@@ -259,6 +274,51 @@ void zb_slot_wb_cancel(struct zb_swapdev *z, unsigned long index, bool failed)
 	__clear_bit(ZB_SLOT_UNDER_WB, &s->flags);
 	if (failed)
 		__clear_bit(ZB_SLOT_IDLE, &s->flags);
+}
+
+/*
+ * Whether recompression may take the page: in memory, fitting @mode
+ * (ZB_WB_IDLE, ZB_WB_HUGE), stored with the primary codec and not
+ * found incompressible by the secondary before. *@u: its unit, if any
+ * (the caller takes a unit only when all of its pages fit); *@len: the
+ * bytes it is stored in (a unit's, once per unit).
+ */
+bool zb_slot_rc_fits(struct zb_swapdev *z, unsigned long index, unsigned int mode,
+		     const struct zb_unit **u, unsigned int *len)
+{
+	struct zb_slot *s = &z->slots[index];
+
+	slot_assert_locked(z, index);
+	*u = slot_test(s, ZB_SLOT_UNIT) ? (const struct zb_unit *)s->handle : NULL;
+	*len = *u ? (*u)->clen : s->flags & ZB_SLOT_SIZE_MASK;
+	return slot_fits(s, mode) &&
+	       !(s->flags & (BIT(ZB_SLOT_RECOMP) | BIT(ZB_SLOT_INCOMP) | BIT(ZB_SLOT_UNDER_RC)));
+}
+
+/* Recompression takes the page: any free, rewrite or read clears the mark. */
+void zb_slot_rc_choose(struct zb_swapdev *z, unsigned long index)
+{
+	slot_assert_locked(z, index);
+	__set_bit(ZB_SLOT_UNDER_RC, &z->slots[index].flags);
+}
+
+/*
+ * Recompression is done with the page chosen: it stays as it is; it is
+ * no longer idle (as zram's: recompression touched it, writeback of idle
+ * pages waits for the next idle mark), and when the secondary codec
+ * could not shrink it, @incomp marks it so (tried no more; "writeback
+ * incompressible" takes it).
+ */
+void zb_slot_rc_done(struct zb_swapdev *z, unsigned long index, bool incomp)
+{
+	struct zb_slot *s = &z->slots[index];
+
+	slot_assert_locked(z, index);
+	if (!slot_test(s, ZB_SLOT_UNDER_RC))
+		return;		/* read, freed or rewritten since */
+	s->flags &= ~(BIT(ZB_SLOT_UNDER_RC) | BIT(ZB_SLOT_IDLE));
+	if (incomp)
+		__set_bit(ZB_SLOT_INCOMP, &s->flags);
 }
 
 bool zb_page_same_filled(const void *p, unsigned long *word)
@@ -506,6 +566,82 @@ err_free:
 	return -EAGAIN;
 }
 
+/*
+ * Replace what recompression chose at @index (@nr_pages pages: a page,
+ * or all of a unit's) by @clen bytes of @data, compressed with the
+ * secondary codec, if every slot still holds what was chosen (its
+ * zb_slot_rc_choose() mark is still there: nothing read, freed or
+ * rewritten it since). The objects are allocated without direct reclaim
+ * (recompression can wait; as zram's) and past mem_limit (they replace
+ * larger ones). Return: 0; -ESTALE (changed since: nothing stored, the
+ * caller lets the slots go); -ENOMEM.
+ */
+int zb_store_recompressed(struct zb_swapdev *z, unsigned long index, unsigned int nr_pages,
+			  const void *data, unsigned int clen)
+{
+	unsigned int i, k = DIV_ROUND_UP(clen, PAGE_SIZE);
+	unsigned long h[ZB_UNIT_MAX_PAGES] = {};
+	struct zb_unit *u = NULL;
+	int ret = 0;
+
+	if (WARN_ON_ONCE(!clen || k > nr_pages || (nr_pages == 1 && clen >= PAGE_SIZE)))
+		return -EINVAL;
+	if (nr_pages > 1) {
+		u = fast_alloc_fails() ? NULL :
+		    kmalloc(struct_size(u, handle, k), ZB_UNIT_GFP_FAST);
+		if (!u)
+			return -ENOMEM;
+	}
+	for (i = 0; i < k; i++) {
+		h[i] = object_new(z, NULL, i, data + i * PAGE_SIZE, piece_len(clen, i));
+		if (!h[i]) {
+			ret = -ENOMEM;
+			goto err;
+		}
+	}
+	zb_slots_lock(z, index, nr_pages);
+	for (i = 0; i < nr_pages; i++)
+		if (!slot_test(&z->slots[index + i], ZB_SLOT_UNDER_RC))
+			ret = -ESTALE;
+	if (ret) {
+		zb_slots_unlock(z, index, nr_pages);
+		goto err;
+	}
+	for (i = 0; i < nr_pages; i++)
+		zb_slot_free(z, index + i);
+	if (u) {
+		u->nr_pages = nr_pages;
+		u->clen = clen;
+		u->nr_handles = k;
+		memcpy(u->handle, h, k * sizeof(h[0]));
+		atomic_set(&u->live, nr_pages);
+		zb_stat_add(z, ZBS_UNITS, 1);
+		for (i = 0; i < nr_pages; i++)
+			z->slots[index + i].handle = (unsigned long)u;
+	} else {
+		z->slots[index].handle = h[0];
+		z->slots[index].flags |= clen;
+	}
+	for (i = 0; i < nr_pages; i++) {
+		z->slots[index + i].flags |= BIT(ZB_SLOT_RECOMP);
+		if (u)
+			z->slots[index + i].flags |= BIT(ZB_SLOT_UNIT) |
+				((unsigned long)i << ZB_SLOT_IDX_SHIFT);
+	}
+	zb_stat_add(z, ZBS_COMPR_BYTES, clen);
+	zb_stat_add(z, ZBS_ORIG_PAGES, nr_pages);
+	zb_stat_add(z, ZBS_RECOMP_PAGES, nr_pages);
+	zb_slots_unlock(z, index, nr_pages);
+	return 0;
+
+err:
+	for (i = 0; i < k; i++)
+		if (h[i])
+			zs_free(z->pool, h[i]);
+	kfree(u);
+	return ret;
+}
+
 void zb_slot_view(struct zb_swapdev *z, unsigned long index, struct zb_view *v)
 {
 	struct zb_slot *s = &z->slots[index];
@@ -529,6 +665,7 @@ void zb_slot_view(struct zb_swapdev *z, unsigned long index, struct zb_view *v)
 			.len = s->flags & ZB_SLOT_SIZE_MASK,
 		};
 	}
+	v->secondary = slot_test(s, ZB_SLOT_RECOMP);
 }
 
 static void object_copy(struct zb_swapdev *z, unsigned long h, void *dst,

@@ -534,7 +534,7 @@ static int wb_run(struct zb_swapdev *z, unsigned long index, unsigned long end,
 		}
 		if (!wb->n)
 			continue;
-		err = zb_read_for_writeback(z, wb->index, wb->buf, wb->n);
+		err = zb_read_chosen(z, wb->index, wb->buf, wb->n);
 		if (err) {
 			/* the page is in memory still, and reads will say so */
 			wb_cancel(z, wb);
@@ -658,21 +658,14 @@ out:
 	return ret ?: len;
 }
 
-/* "all": every page in memory is idle until it is read or rewritten. */
-static ssize_t idle_store(struct device *d, struct device_attribute *a,
-			  const char *buf, size_t len)
+/*
+ * Every page in memory idle until it is read or rewritten; under
+ * init_lock (read), disksize set ("idle", the recompression thread).
+ */
+void zb_mark_idle(struct zb_swapdev *z)
 {
-	struct zb_swapdev *z = dev_z(d);
 	unsigned long i;
-	int ret = 0;
 
-	if (!sysfs_streq(buf, "all"))
-		return -EINVAL;		/* no ages: slots keep no access time */
-	down_read(&z->init_lock);
-	if (!z->disksize) {
-		ret = -EINVAL;
-		goto out;
-	}
 	for (i = 0; i < z->nr_pages; i++) {
 		zb_slot_lock(z, i);
 		zb_slot_mark_idle(z, i);
@@ -680,7 +673,22 @@ static ssize_t idle_store(struct device *d, struct device_attribute *a,
 		if (!(i % 1024))
 			cond_resched();
 	}
-out:
+}
+
+/* "all": every page in memory is idle until it is read or rewritten. */
+static ssize_t idle_store(struct device *d, struct device_attribute *a,
+			  const char *buf, size_t len)
+{
+	struct zb_swapdev *z = dev_z(d);
+	int ret = 0;
+
+	if (!sysfs_streq(buf, "all"))
+		return -EINVAL;		/* no ages: slots keep no access time */
+	down_read(&z->init_lock);
+	if (!z->disksize)
+		ret = -EINVAL;
+	else
+		zb_mark_idle(z);
 	up_read(&z->init_lock);
 	return ret ?: len;
 }
@@ -706,7 +714,7 @@ static ssize_t writeback_store(struct device *d, struct device_attribute *a,
 	else if (sysfs_streq(buf, "huge_idle"))
 		mode = ZB_WB_IDLE | ZB_WB_HUGE;
 	else if (sysfs_streq(buf, "incompressible"))
-		return -EOPNOTSUPP;	/* pages recompression failed on: none yet */
+		mode = ZB_WB_INCOMP;	/* recompression could not shrink them */
 	else if (!strncmp(buf, ZB_PAGE_WB_SIG, strlen(ZB_PAGE_WB_SIG)) &&
 		 !kstrtoul(buf + strlen(ZB_PAGE_WB_SIG), 10, &index))
 		mode = 0;

@@ -227,9 +227,9 @@ private:
 
 namespace {
 
-enum class OpKind : uint8_t { write, read, discard, zeroout, rewrite, writeback };
-constexpr std::array<const char *, 6> kOpNames = {"write", "read", "discard", "zeroout",
-						   "rewrite", "writeback"};
+enum class OpKind : uint8_t { write, read, discard, zeroout, rewrite, writeback, recompress };
+constexpr std::array<const char *, 7> kOpNames = {"write",   "read",      "discard",   "zeroout",
+						   "rewrite", "writeback", "recompress"};
 constexpr size_t kRecentGroups = 16;
 
 struct Counts {
@@ -297,6 +297,7 @@ private:
 	Buf choose_buf(Worker &w);
 	void rewrite(Worker &w, uint64_t op);
 	void writeback(Worker &w, uint64_t op);
+	void recompress(Worker &w, uint64_t op);
 	void remember_groups(Worker &w, Extent e);
 	void do_write(Worker &w, uint64_t op, Extent e, std::string_view name);
 	void do_zero(Worker &w, uint64_t op, Extent e, OpKind kind, std::string_view name);
@@ -525,6 +526,18 @@ void Checker::rewrite(Worker &w, uint64_t op)
 		w.follow = Extent{g, group_};
 }
 
+// A write to a sysfs file: 0 or -errno.
+int sysfs_put(const std::string &path, const std::string &v)
+{
+	int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t r = ::write(fd, v.data(), v.size());
+	int e = r < 0 ? -errno : 0;
+	::close(fd);
+	return e;
+}
+
 // Pages moved to the backing device as the others run: what they hold
 // must not change, so the model does not; every later read checks them.
 // "idle" marks every page in memory, "writeback idle" moves those not
@@ -532,18 +545,12 @@ void Checker::rewrite(Worker &w, uint64_t op)
 // the incompressible ones, page_index one page of this worker's.
 void Checker::writeback(Worker &w, uint64_t op)
 {
-	auto put = [&](const char *file, const std::string &v) -> int {
-		std::string path = c_.writeback + "/" + file;
-		int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		ssize_t r = ::write(fd, v.data(), v.size());
-		int e = r < 0 ? -errno : 0;
-		::close(fd);
-		return e;
+	auto put = [&](const char *file, const std::string &v) {
+		return sysfs_put(c_.writeback + "/" + file, v);
 	};
 	std::string what;
-	static constexpr std::array<unsigned, 3> weights = {40, 20, 40};
+	// incompressible: pages recompression could not shrink (zbatch's)
+	std::array<unsigned, 4> weights = {40, 20, 40, c_.recompress.empty() ? 0u : 20u};
 	switch (w.rng.pick(weights)) {
 	case 0:
 		what = "idle";
@@ -553,7 +560,8 @@ void Checker::writeback(Worker &w, uint64_t op)
 		}
 		break;
 	case 1: what = "huge"; break;
-	default: what = fmt::format("page_index={}", w.rng.range(w.lo, w.hi - 1)); break;
+	case 2: what = fmt::format("page_index={}", w.rng.range(w.lo, w.hi - 1)); break;
+	default: what = "incompressible"; break;
 	}
 	log_.add(fmt::format("#{} writeback {}", op, what));
 	int e = put("writeback", what);
@@ -565,6 +573,38 @@ void Checker::writeback(Worker &w, uint64_t op)
 		w.counts.wb_eio++;
 	else if (e)
 		fail(op, UINT64_MAX, fmt::format("writeback {}: {}", what, std::strerror(-e)));
+}
+
+// Stored objects replaced by the same pages compressed with the secondary
+// codec as the others run: what they hold must not change, so the model
+// does not. "idle all" then the idle ones (racing with every other
+// thread's reads and writes of them), every page, the raw ones, or a few
+// large ones (max_pages, threshold).
+void Checker::recompress(Worker &w, uint64_t op)
+{
+	auto put = [&](const char *file, const std::string &v) {
+		return sysfs_put(c_.recompress + "/" + file, v);
+	};
+	std::string what;
+	static constexpr std::array<unsigned, 4> weights = {40, 20, 20, 20};
+	switch (w.rng.pick(weights)) {
+	case 0:
+		what = "type=idle";
+		if (int e = put("idle", "all")) {
+			fail(op, UINT64_MAX, fmt::format("recompress: idle all: {}", std::strerror(-e)));
+			return;
+		}
+		break;
+	case 1: what = "type=huge"; break;
+	case 2:
+		what = fmt::format("max_pages={} threshold={}", w.rng.range(1, 64),
+				   w.rng.range(0, 3000));
+		break;
+	default: break;   // every page in memory
+	}
+	log_.add(fmt::format("#{} recompress {}", op, what));
+	if (int e = put("recompress", what.empty() ? "\n" : what))
+		fail(op, UINT64_MAX, fmt::format("recompress {}: {}", what, std::strerror(-e)));
 }
 
 void Checker::one_op(Worker &w, uint64_t op)
@@ -579,7 +619,8 @@ void Checker::one_op(Worker &w, uint64_t op)
 		return;
 	}
 	// without writeback, the same choices as before it was an op
-	std::array<unsigned, 6> weights = {35, 30, 10, 10, 15, c_.writeback.empty() ? 0u : 4u};
+	std::array<unsigned, 7> weights = {35, 30, 10, 10, 15, c_.writeback.empty() ? 0u : 4u,
+					   c_.recompress.empty() ? 0u : 4u};
 	auto kind = static_cast<OpKind>(w.rng.pick(weights));
 	w.counts.ops[static_cast<size_t>(kind)]++;
 	switch (kind) {
@@ -589,6 +630,7 @@ void Checker::one_op(Worker &w, uint64_t op)
 	case OpKind::zeroout: do_zero(w, op, choose_extent(w), kind, "zeroout"); break;
 	case OpKind::rewrite: rewrite(w, op); break;
 	case OpKind::writeback: writeback(w, op); break;
+	case OpKind::recompress: recompress(w, op); break;
 	}
 }
 

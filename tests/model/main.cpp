@@ -43,6 +43,10 @@ blockdev: writes, reads, discards, write-zeroes and rewrites inside units
   --writeback-eio-ok  the backing device fails writes on purpose: EIO from
                     writeback is counted, not a failure (reads must still
                     return every page)
+  --recompress DIR  also recompress ops, through DIR's idle and recompress
+                    files (a zbatch swap device's /sys/block/zbatchswapN/zbatch,
+                    a secondary codec set: recomp_algorithm); with
+                    --writeback, writeback also takes incompressible pages
 swap: this program is the swap user (root; swapon the device under test first)
   --size MiB        region size (default 64)
   --mthp SIZE       large folios: 16k, 64k or none (default 64k); the mTHP
@@ -131,6 +135,10 @@ std::string parse(int argc, char **argv, Options &o)
 			const char *v = value();
 			ok = v && *v;
 			o.block.writeback = v ? v : "";
+		} else if (o.mode == "blockdev" && a == "--recompress") {
+			const char *v = value();
+			ok = v && *v;
+			o.block.recompress = v ? v : "";
 		} else if (o.mode == "blockdev" && a == "--writeback-eio-ok") {
 			o.block.writeback_eio_ok = true;
 		} else if (o.mode == "swap" && a == "--size") {

@@ -227,6 +227,9 @@ struct BlockConfig {
 	// the others run. "": none.
 	std::string writeback;
 	bool writeback_eio_ok = false;   // the backing device fails writes on purpose
+	// A zbatch swap device's sysfs directory (a secondary codec set):
+	// recompress ops replace stored objects while the others run. "": none.
+	std::string recompress;
 	FILE *log = nullptr;
 	bool verbose = false;
 };
