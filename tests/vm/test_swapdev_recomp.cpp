@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+// Recompression of the swap device (kmod/swapdev_recomp.c) in the guest,
+// through its sysfs files: what it refuses, what it saves on real data and
+// that every page reads back, incompressible pages written back, and the
+// background thread keeping its CPU budget. The model checker's side
+// (recompression racing with every other op) is ModelRecompress.
+#include <chrono>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <sys/mman.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "vm_util.hpp"
+#include "zbatch/pattern.hpp"
+#include "zbatch/workload.hpp"
+
+using namespace vmtest;
+
+namespace {
+
+// A device made through sysfs, removed at the end.
+struct RcDev {
+	int id = -1;
+	std::string dir, path;
+
+	RcDev(const std::string &unit, const std::string &codec, const std::string &secondary,
+	      const std::string &backing = "", const std::string &size = "32M")
+	{
+		id = std::stoi(sysfs_read(kSys + "/swapdev/hot_add"));
+		dir = "/sys/block/zbatchswap" + std::to_string(id) + "/zbatch";
+		path = "/dev/zbatchswap" + std::to_string(id);
+		EXPECT_EQ(sysfs_write(dir + "/unit", unit), 0);
+		EXPECT_EQ(sysfs_write(dir + "/codec", codec), 0);
+		EXPECT_EQ(sysfs_write(dir + "/unit_adapt", "0"), 0);	// units, always
+		if (!secondary.empty()) {
+			EXPECT_EQ(sysfs_write(dir + "/recomp_algorithm", "algo=" + secondary), 0);
+		}
+		if (!backing.empty()) {
+			EXPECT_EQ(sysfs_write(dir + "/backing_dev", backing), 0);
+		}
+		EXPECT_EQ(sysfs_write(dir + "/disksize", size), 0);
+	}
+	RcDev(const RcDev &) = delete;
+	~RcDev()
+	{
+		EXPECT_EQ(sysfs_write(kSys + "/swapdev/hot_remove", std::to_string(id)), 0);
+	}
+	std::vector<uint64_t> nums(const std::string &file) const
+	{
+		std::istringstream in(sysfs_read(dir + "/" + file));
+		std::vector<uint64_t> v;
+		for (uint64_t x; in >> x;)
+			v.push_back(x);
+		return v;
+	}
+	// recomp_stat: stored now, tried, recompressed, incompressible (pages),
+	// saved (bytes), CPU (ns)
+	std::vector<uint64_t> rs() const { return nums("recomp_stat"); }
+	uint64_t compr_bytes() const { return nums("mm_stat").at(1); }
+	// pages stored compressed or raw (not same-filled): what may be tried
+	uint64_t stored_pages() const
+	{
+		auto mm = nums("mm_stat");
+		return mm.at(0) / 4096 - mm.at(5);
+	}
+	uint64_t unit_stat(const std::string &k) const
+	{
+		return static_cast<uint64_t>(zbatch::parse_kv(sysfs_read(dir + "/unit_stat"))[k]);
+	}
+};
+
+// @data written at the start of @path with O_DIRECT, 2 MiB at a time from
+// a huge page, so that units arrive whole (one multi-page bvec).
+void write_thp(const std::string &path, const std::vector<uint8_t> &data)
+{
+	ThpMadvise thp;
+	const size_t huge = 2 << 20;
+	void *m = mmap(nullptr, 2 * huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	ASSERT_NE(m, MAP_FAILED);
+	auto *p = reinterpret_cast<uint8_t *>((reinterpret_cast<uintptr_t>(m) + huge - 1) &
+					      ~(huge - 1));
+	madvise(p, huge, MADV_HUGEPAGE);
+	int fd = open(path.c_str(), O_WRONLY | O_DIRECT);
+	ASSERT_GE(fd, 0);
+	for (size_t off = 0; off < data.size(); off += huge) {
+		size_t n = std::min(huge, data.size() - off);
+		memcpy(p, data.data() + off, n);
+		EXPECT_EQ(pwrite(fd, p, n, static_cast<off_t>(off)), static_cast<ssize_t>(n));
+	}
+	close(fd);
+	munmap(m, 2 * huge);
+}
+
+// Whether @path's first bytes are @data (read with O_DIRECT, 64 KiB I/Os).
+bool reads_back(const std::string &path, const std::vector<uint8_t> &data)
+{
+	{
+		std::ofstream f("/tmp/rc.in", std::ios::binary);
+		f.write(reinterpret_cast<const char *>(data.data()),
+			static_cast<std::streamsize>(data.size()));
+	}
+	return run("dd if=" + path + " of=/tmp/rc.out bs=64k count=" +
+		   std::to_string(data.size() / 65536) +
+		   " iflag=direct status=none && cmp /tmp/rc.in /tmp/rc.out")
+		       .status == 0;
+}
+
+} // namespace
+
+// What recompression refuses, and why (zram's errors where zram has the
+// file); the settings it keeps and shows.
+TEST(SwapdevRecompress, RefusalsAndSettings)
+{
+	{
+		RcDev plain("4k", "lz4", "");
+		EXPECT_EQ(sysfs_write(plain.dir + "/recompress", "type=idle"), ENODEV)
+			<< "no secondary codec";
+		EXPECT_EQ(sysfs_read(plain.dir + "/recomp_algorithm"), "");
+		EXPECT_EQ(sysfs_write(plain.dir + "/recomp_algorithm", "algo=zstd"), EBUSY)
+			<< "after disksize";
+		EXPECT_EQ(sysfs_write(plain.dir + "/algorithm_params", "priority=1 level=3"),
+			  EBUSY);
+	}
+	int id = std::stoi(sysfs_read(kSys + "/swapdev/hot_add"));
+	auto dir = "/sys/block/zbatchswap" + std::to_string(id) + "/zbatch";
+	EXPECT_EQ(sysfs_write(dir + "/algorithm_params", "priority=1 level=3"), EINVAL)
+		<< "no secondary codec to set";
+	EXPECT_EQ(sysfs_write(dir + "/recomp_algorithm", "algo=zstd priority=2"), EINVAL)
+		<< "one secondary codec";
+	EXPECT_EQ(sysfs_write(dir + "/recomp_algorithm", "algo=lz5"), EINVAL);
+	EXPECT_EQ(sysfs_write(dir + "/recomp_algorithm", "level=3"), EINVAL) << "no algo";
+	EXPECT_EQ(sysfs_write(dir + "/recomp_algorithm", "algo=zstd level=99"), ERANGE);
+	EXPECT_EQ(sysfs_write(dir + "/unit", "64k"), 0);
+	EXPECT_EQ(sysfs_write(dir + "/recomp_algorithm", "algo=zstd level=9"), E2BIG)
+		<< "zstd 9's tables do not fit 64 KiB units";
+	EXPECT_EQ(sysfs_write(dir + "/unit", "16k"), 0);
+	EXPECT_EQ(sysfs_write(dir + "/recomp_algorithm", "algo=zstd level=9"), 0);
+	EXPECT_EQ(sysfs_read(dir + "/recomp_algorithm"), "#1: deflate lz4 [zstd] lzo");
+	EXPECT_EQ(sysfs_write(dir + "/algorithm_params", "algo=zstd priority=1 level=5"), 0);
+	EXPECT_EQ(sysfs_write(dir + "/algorithm_params", "algo=lz4 priority=1 level=5"), EINVAL)
+		<< "lz4 is not the secondary";
+	EXPECT_EQ(sysfs_read(dir + "/algorithm_params"),
+		  "algo=lz4 level=0\nalgo=zstd level=5 priority=1");
+	// a unit changed since: disksize checks the secondary's level again
+	EXPECT_EQ(sysfs_write(dir + "/algorithm_params", "priority=1 level=9"), 0);
+	EXPECT_EQ(sysfs_write(dir + "/unit", "64k"), 0);
+	EXPECT_EQ(sysfs_write(dir + "/disksize", "16M"), E2BIG);
+	EXPECT_EQ(sysfs_write(dir + "/unit", "16k"), 0);
+	EXPECT_EQ(sysfs_write(dir + "/recompress", "type=idle"), EINVAL) << "before disksize";
+	EXPECT_EQ(sysfs_write(dir + "/disksize", "16M"), 0);
+	EXPECT_EQ(sysfs_write(dir + "/recomp_algorithm", "algo=deflate"), EBUSY);
+	for (const char *bad : {"type=cold", "threshold=4096", "algo=lz4", "priority=2",
+				"max_pages=x", "type", "bogus=1"})
+		EXPECT_EQ(sysfs_write(dir + "/recompress", bad), EINVAL) << bad;
+	EXPECT_EQ(sysfs_write(dir + "/recompress", "type=huge_idle algo=zstd priority=1 "
+						   "max_pages=10 threshold=100"), 0);
+	EXPECT_EQ(sysfs_read(dir + "/recomp_budget"), "0") << "no background by default";
+	EXPECT_EQ(sysfs_read(dir + "/recomp_interval"), "60");
+	EXPECT_EQ(sysfs_write(dir + "/recomp_budget", "101"), ERANGE);
+	EXPECT_EQ(sysfs_write(dir + "/recomp_interval", "0"), ERANGE);
+	EXPECT_EQ(sysfs_write(dir + "/recomp_interval", "86401"), ERANGE);
+	EXPECT_EQ(sysfs_write(kSys + "/swapdev/hot_remove", std::to_string(id)), 0);
+}
+
+// Real data stored with lz4, recompressed with zstd: the memory stored
+// shrinks by exactly what recomp_stat says it saved, every page reads
+// back (through the secondary codec), and a second pass tries nothing
+// again; 4 KiB pages and 16 KiB units.
+TEST(SwapdevRecompress, RealDataShrinksAndReadsBack)
+{
+	auto data = zbatch::generate(zbatch::Pattern::Real, 4 << 20, 11);
+	for (const char *unit : {"4k", "16k"}) {
+		SCOPED_TRACE(unit);
+		RcDev d(unit, "lz4", "zstd");
+		write_thp(d.path, data);
+		uint64_t before = d.compr_bytes(), stored = d.stored_pages();
+		ASSERT_EQ(sysfs_write(d.dir + "/recompress", "\n"), 0);
+		auto rs = d.rs();
+		uint64_t after = d.compr_bytes();
+		std::cout << unit << ": " << before << " -> " << after << " bytes ("
+			  << 100.0 * (before - after) / before << "% saved), recomp_stat "
+			  << sysfs_read(d.dir + "/recomp_stat") << "\n";
+		RecordProperty(std::string("saved_pct_") + unit,
+			       std::to_string(100.0 * (before - after) / before));
+		EXPECT_EQ(rs.at(1), stored) << "every page stored (not same-filled) tried once";
+		EXPECT_GT(rs.at(2), 512u) << "zstd shrinks most of lz4's real data";
+		EXPECT_EQ(rs.at(0), rs.at(2)) << "stored recompressed = recompressed";
+		EXPECT_EQ(rs.at(2) + rs.at(3), rs.at(1)) << "each tried page: stored or marked";
+		EXPECT_EQ(before - after, rs.at(4)) << "mm_stat and recomp_stat disagree";
+		EXPECT_GT(rs.at(5), 0u);
+		EXPECT_TRUE(reads_back(d.path, data)) << "recompressed pages did not read back";
+		EXPECT_GT(d.unit_stat("secondary_reads"), 0u);
+		ASSERT_EQ(sysfs_write(d.dir + "/recompress", "\n"), 0);
+		EXPECT_EQ(d.rs().at(1), rs.at(1)) << "a page was tried twice";
+		// a page rewritten is the primary's again
+		write_thp(d.path, std::vector<uint8_t>(data.begin(), data.begin() + (2 << 20)));
+		auto now = d.rs().at(0);
+		EXPECT_LT(now, rs.at(0)) << "rewritten pages still counted as recompressed";
+		EXPECT_GE(now + 512, rs.at(0));
+		EXPECT_TRUE(reads_back(d.path, data));
+	}
+}
+
+// Random pages are stored raw; the secondary codec cannot shrink them
+// either: recompression marks them incompressible, tries them no more,
+// and "writeback incompressible" moves exactly those to the disk.
+TEST(SwapdevRecompress, IncompressiblePagesAreWrittenBack)
+{
+	auto disk = backing_disk(16384);
+	ASSERT_FALSE(disk.empty()) << "no block device to write back to";
+	auto data = zbatch::generate(zbatch::Pattern::Text, 1 << 20, 5);
+	auto rnd = zbatch::generate(zbatch::Pattern::Random, 256 << 10, 5);
+	std::copy(rnd.begin(), rnd.end(), data.begin());   // pages 0-63 random
+	RcDev d("4k", "lz4", "zstd", disk);
+	write_thp(d.path, data);
+	EXPECT_EQ(sysfs_write(d.dir + "/writeback", "incompressible"), 0);
+	EXPECT_EQ(d.nums("bd_stat").at(0), 0u) << "nothing was found incompressible yet";
+	ASSERT_EQ(sysfs_write(d.dir + "/recompress", "type=huge"), 0);
+	auto rs = d.rs();
+	EXPECT_EQ(rs.at(1), 64u) << "only the raw pages: type=huge";
+	EXPECT_EQ(rs.at(3), 64u) << "zstd shrinks no random page";
+	ASSERT_EQ(sysfs_write(d.dir + "/recompress", "\n"), 0);
+	EXPECT_EQ(d.rs().at(3), 64u) << "an incompressible page was tried again";
+	ASSERT_EQ(sysfs_write(d.dir + "/writeback", "incompressible"), 0);
+	EXPECT_EQ(d.nums("bd_stat").at(0), 64u) << "the incompressible pages, and only they";
+	EXPECT_TRUE(reads_back(d.path, data));
+}
+
+// The background thread (recomp_budget 5, a pass a second): it exists
+// only while the budget is set; it gets through the device's idle pages;
+// and the CPU it takes while it works (recomp_stat's, its own and the
+// engines') stays within the budget.
+TEST(SwapdevRecompress, BackgroundKeepsItsBudget)
+{
+	auto data = zbatch::generate(zbatch::Pattern::Real, 8 << 20, 13);
+	RcDev d("4k", "lz4", "zstd");
+	write_thp(d.path, data);
+	uint64_t stored = d.stored_pages();
+	auto comm = "zbatchswap" + std::to_string(d.id) + "-rc";
+	auto threads = [&] { return run("grep -lx " + comm + " /proc/[0-9]*/comm").output; };
+	EXPECT_EQ(threads(), "") << "a thread without a budget";
+	ASSERT_EQ(sysfs_write(d.dir + "/recomp_interval", "1"), 0);
+	ASSERT_EQ(sysfs_write(d.dir + "/recomp_budget", "5"), 0);
+	EXPECT_NE(threads(), "") << "no background thread";
+	using clk = std::chrono::steady_clock;
+	auto t_first = clk::time_point{}, t_last = t_first;
+	uint64_t cpu_first = 0, cpu_last = 0, tried = 0;
+	auto deadline = clk::now() + std::chrono::seconds(120 * slow_factor());
+	while (clk::now() < deadline) {
+		std::this_thread::sleep_for(std::chrono::milliseconds(250));
+		auto rs = d.rs();
+		if (rs.at(1) && t_first == clk::time_point{}) {
+			t_first = clk::now();
+			cpu_first = rs.at(5);
+		}
+		if (rs.at(1) > tried) {
+			tried = rs.at(1);
+			t_last = clk::now();
+			cpu_last = rs.at(5);
+		}
+		if (tried == stored)
+			break;
+	}
+	ASSERT_EQ(tried, stored) << "the thread did not get through the device";
+	double wall = std::chrono::duration<double>(t_last - t_first).count();
+	double share = (cpu_last - cpu_first) / 1e9 / wall;
+	std::cout << "background: " << (cpu_last - cpu_first) / 1e6 << " ms CPU in " << wall
+		  << " s: " << 100 * share << "% of a CPU (budget 5%)\n";
+	RecordProperty("cpu_share_pct", std::to_string(100 * share));
+	EXPECT_GT(wall, 1.0) << "the work was too short to measure a share";
+	EXPECT_LT(share, 0.05 * 1.5) << "over its budget";
+	EXPECT_TRUE(reads_back(d.path, data));
+	ASSERT_EQ(sysfs_write(d.dir + "/recomp_budget", "0"), 0);
+	EXPECT_EQ(threads(), "") << "the thread outlived its budget";
+}
