@@ -833,7 +833,7 @@ static int submit(struct zbatch_batch *batch, struct zbatch_wq *on)
 
 	might_sleep();
 	if (!batch->nr || batch->nr > ZBATCH_MAX_BATCH ||
-	    (batch->flags & ~(ZBATCH_F_ALL | ZBATCH_KF_MODE_MASK)))
+	    (batch->flags & ~(ZBATCH_F_ALL | ZBATCH_KF_MODE_MASK | ZBATCH_KF_SUBMITTER)))
 		return -EINVAL;
 	if (codec == ZBATCH_CODEC_DEFAULT)
 		codec = READ_ONCE(zbatch_cfg.codec);
@@ -888,7 +888,8 @@ static int submit(struct zbatch_batch *batch, struct zbatch_wq *on)
 		/* a device runs it: every descriptor goes to it at once */
 		device = true;
 		k = 1;
-	} else if (nr > 1 || (nr && READ_ONCE(zbatch_handoff) == ZBATCH_HANDOFF_ALWAYS)) {
+	} else if (!(batch->flags & ZBATCH_KF_SUBMITTER) &&
+		   (nr > 1 || (nr && READ_ONCE(zbatch_handoff) == ZBATCH_HANDOFF_ALWAYS))) {
 		unsigned int avail, polling;
 
 		wq = zbatch_wq_pick(desc_req(job->desc[0])->op);

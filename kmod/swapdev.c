@@ -101,6 +101,7 @@ struct zb_io {
 	int level;		/* of codec, for compress (0: default) */
 	int codec2;		/* the secondary codec (recompression), -1: none */
 	unsigned int explore;	/* units this stream declined (units_pay()) */
+	bool submitter;		/* batches run here, no engines (ZBATCH_KF_SUBMITTER) */
 	struct zbatch_ctx ctx;	/* prepared for codec, and codec2 */
 	u8 *out;		/* compressed data in or out, ZB_OUT */
 	u8 *scratch;		/* units read in part, ZB_WIN */
@@ -207,7 +208,8 @@ static void streams_destroy(struct zb_swapdev *z)
 static void io_batch_init(struct zb_io *io)
 {
 	/* async_irq: the submitter sleeps rather than spins on the engines */
-	zbatch_batch_init(&io->batch, io->codec, ZBATCH_KF_ASYNC_IRQ);
+	zbatch_batch_init(&io->batch, io->codec,
+			  ZBATCH_KF_ASYNC_IRQ | (io->submitter ? ZBATCH_KF_SUBMITTER : 0));
 	io->batch.ctx = &io->ctx;
 	io->batch.level = io->level;
 	io->n = 0;
@@ -956,9 +958,10 @@ static int reader_finish(struct zb_reader *r)
  * @index[0..n) ascending, into @dst[]: on a stream, a unit-sized region
  * at a time (the pages it did not choose left out), batched as a bio's
  * read is; not counted as the user's reads (units_pay(), idle marks).
+ * @submitter: its batches run on this CPU, not on the engines.
  */
 int zb_read_chosen(struct zb_swapdev *z, const unsigned long *index,
-		   u8 *const *dst, unsigned int n)
+		   u8 *const *dst, unsigned int n, bool submitter)
 {
 	struct zb_reader r = { .z = z, .start = ULONG_MAX, .bg = true };
 	struct zb_stream *stm;
@@ -967,6 +970,8 @@ int zb_read_chosen(struct zb_swapdev *z, const unsigned long *index,
 
 	r.io = io_get(z, &stm);
 	r.io->bd.parent = NULL;		/* never meets a written-back page: none */
+	r.io->submitter = submitter;
+	io_batch_init(r.io);
 	while (i < n && !ret) {
 		unsigned long region = round_down(index[i], z->unit_pages);
 
@@ -981,6 +986,7 @@ int zb_read_chosen(struct zb_swapdev *z, const unsigned long *index,
 		ret = reader_finish(&r);
 	else
 		io_reset(r.io);
+	r.io->submitter = false;	/* the stream's next user: a bio */
 	io_put(stm);
 	return ret;
 }

@@ -354,7 +354,7 @@ void zb_rc_stop(struct zb_swapdev *z);
 /* swapdev.c */
 bool zb_is_swapdev(struct block_device *bdev);
 int zb_read_chosen(struct zb_swapdev *z, const unsigned long *index,
-		   u8 *const *dst, unsigned int n);
+		   u8 *const *dst, unsigned int n, bool submitter);
 
 /* debugfs fault_swap_alloc, fault_bd_read_delay_ms */
 extern unsigned int zb_fault_fast_alloc;

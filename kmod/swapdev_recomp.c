@@ -12,14 +12,20 @@
  * ZB_RC_BATCH pages (zb_slot_rc_choose(); a unit only whole, all of its
  * pages fitting), decompresses them on the device's read path
  * (zb_read_chosen()), compresses them with the secondary codec as one
- * batch of the batch core (so on the engines and IAA where that pays),
- * and only then replaces each object that came out smaller, if its slots
+ * batch of the batch core, and only then replaces each object that came out smaller, if its slots
  * still hold what was chosen (zb_store_recompressed()). One that the
  * secondary codec does not shrink (in zsmalloc's size classes: what the
  * memory is) is marked incompressible: not tried again; "writeback
  * incompressible" takes it. Reads of a recompressed object run inline
  * with the secondary codec, on the reader's stream context (prepared for
  * both codecs at disksize).
+ *
+ * Its batches run on the CPU of whoever runs it, not on the engines
+ * (ZBATCH_KF_SUBMITTER; IAA takes them where it serves the codec):
+ * nobody waits for recompression, and a hand-off costs CPU (wake-ups,
+ * the engines' spin) that it need not pay: on 2 vCPUs, handing its
+ * batches to the engines took 1.5 times the CPU of the codec work alone
+ * (Documentation/performance.md, Recompression).
  *
  * It never runs in reclaim: in the writer of "recompress", or in the
  * device's background thread (nice 19, freezable), which every
@@ -82,7 +88,6 @@ struct zb_rc_args {
 	unsigned int mode;		/* ZB_WB_IDLE, ZB_WB_HUGE */
 	unsigned int threshold;		/* bytes a page, 0: any (else only as large) */
 	u64 max_pages;			/* pages still to try */
-	bool background;		/* keep within recomp_budget */
 };
 
 static struct zb_swapdev *dev_z(struct device *d)
@@ -206,7 +211,8 @@ static void rc_compress(struct zb_swapdev *z, struct zb_rc *rc)
 {
 	unsigned int o;
 
-	zbatch_batch_init(&rc->batch, z->codec2, ZBATCH_KF_ASYNC_IRQ);
+	/* on this CPU: nobody waits for it, and a hand-off costs CPU */
+	zbatch_batch_init(&rc->batch, z->codec2, ZBATCH_KF_ASYNC_IRQ | ZBATCH_KF_SUBMITTER);
 	rc->batch.ctx = &rc->ctx;
 	rc->batch.level = z->level2;
 	for (o = 0; o < rc->n; o++) {
@@ -278,7 +284,7 @@ static int rc_batch(struct zb_swapdev *z, struct zb_rc *rc, unsigned long *index
 
 	rc_choose(z, rc, index, a);
 	if (rc->n) {
-		ret = zb_read_chosen(z, rc->index, rc->buf, rc->pages);
+		ret = zb_read_chosen(z, rc->index, rc->buf, rc->pages, true);
 		if (ret) {
 			rc_release(z, rc, NULL);	/* the pages are as they were */
 		} else {

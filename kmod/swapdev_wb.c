@@ -534,7 +534,7 @@ static int wb_run(struct zb_swapdev *z, unsigned long index, unsigned long end,
 		}
 		if (!wb->n)
 			continue;
-		err = zb_read_chosen(z, wb->index, wb->buf, wb->n);
+		err = zb_read_chosen(z, wb->index, wb->buf, wb->n, false);
 		if (err) {
 			/* the page is in memory still, and reads will say so */
 			wb_cancel(z, wb);

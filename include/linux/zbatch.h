@@ -50,6 +50,14 @@ struct zbatch_wq;
 #define ZBATCH_KF_ASYNC		0x20000U
 #define ZBATCH_KF_ASYNC_IRQ	0x30000U
 #define ZBATCH_KF_MODE_MASK	0x30000U
+/*
+ * In-kernel callers: no software helpers; the submitter runs the whole
+ * batch on its context (a device executor, IAA, still takes it). For
+ * background work that counts CPU, not latency: a hand-off to the
+ * engines costs CPU (wake-ups, their spin) that a batch nobody waits for
+ * does not need to pay.
+ */
+#define ZBATCH_KF_SUBMITTER	0x40000U
 
 struct zbatch_req {
 	/* set by the caller */

@@ -40,10 +40,19 @@ Result<int> run_swap(Context &ctx, const SwapOptions &o)
 	cfg.timeout_s = o.timeout;
 	cfg.sysroot = ctx.tree.root().string();
 	std::vector<std::pair<std::string, std::string>> snaps;
-	double writeback_s = 0;
-	if (!o.snapshots.empty() || !o.writeback.empty())
-		cfg.between = [&snaps, &o, &ctx, &writeback_s]() -> Result<void> {
+	double writeback_s = 0, recompress_s = 0;
+	if (!o.snapshots.empty() || !o.writeback.empty() || !o.recompress.empty())
+		cfg.between = [&snaps, &o, &ctx, &writeback_s, &recompress_s]() -> Result<void> {
 			const SysfsTree &t = ctx.tree;
+			if (!o.recompress.empty()) {
+				auto t0 = std::chrono::steady_clock::now();
+				if (auto w = t.write(o.recompress + "/recompress", "\n"); !w)
+					return fail(w.error().code,
+						    fmt::format("--recompress: {}/recompress: {}",
+								o.recompress, w.error().message));
+				recompress_s = std::chrono::duration<double>(
+						       std::chrono::steady_clock::now() - t0).count();
+			}
 			if (!o.writeback.empty()) {
 				auto t0 = std::chrono::steady_clock::now();
 				for (auto [file, v] : {std::pair{"idle", "all"}, {"writeback", "idle"}})
@@ -81,7 +90,7 @@ Result<int> run_swap(Context &ctx, const SwapOptions &o)
 			  {"bad_bytes", r->bad_bytes}, {"zswap_stored_pages", r->zswap_stored_pages},
 			  {"zswap_pool_bytes", r->zswap_pool_bytes}, {"pageout_s", r->pageout_s},
 			  {"readback_s", r->readback_s}, {"touch_s", r->touch_s},
-			  {"writeback_s", writeback_s}};
+			  {"writeback_s", writeback_s}, {"recompress_s", recompress_s}};
 		for (const auto &[k, v] : r->vmstat_delta)
 			j["vmstat_" + k] = v;
 		for (const auto &[k, v] : r->memstat_delta)
@@ -102,6 +111,8 @@ Result<int> run_swap(Context &ctx, const SwapOptions &o)
 		if (cfg.touch_every)
 			con.print("touch one page in {}: {:.3f} s (slowest process)\n",
 				   cfg.touch_every, r->touch_s);
+		if (!o.recompress.empty())
+			con.print("recompressed before the read-back: {:.3f} s\n", recompress_s);
 		if (!o.writeback.empty())
 			con.print("written back to the disk before the read-back: {:.3f} s\n",
 				   writeback_s);
@@ -157,6 +168,11 @@ void add_swap(CLI::App &app, Action &action)
 			"(/sys/block/zram0, /sys/block/zbatchswapN/zbatch): once everything is "
 			"written and paged out, mark it idle and write it back to the device's "
 			"backing disk, so that the read-back reads it from there (timed)");
+	sub->add_option("--recompress", o->recompress,
+			"A zbatch swap device's directory (/sys/block/zbatchswapN/zbatch) with a "
+			"secondary codec: once everything is written and paged out, recompress "
+			"every page with it (before --writeback and --snapshot; timed), so that "
+			"the read-back decompresses what recompression stored");
 	sub->add_option("--timeout", o->timeout, "Seconds before the processes are killed (default 600)");
 	sub->footer("Exit 1 when any byte reads back wrong. Reports usemem-style KB/s per\n"
 		    "process, elapsed/sys/user time, and the deltas of /proc/vmstat zswpout,\n"

@@ -94,6 +94,7 @@ struct SwapOptions {
 	bool swapin_4k = false;
 	std::vector<std::string> snapshots;
 	std::string writeback{};	// a device's dir with zram's idle and writeback files
+	std::string recompress{};	// a zbatch device's dir: recompress before the read-back
 	unsigned int timeout = 600;
 };
 Result<int> run_swap(Context &ctx, const SwapOptions &o);
