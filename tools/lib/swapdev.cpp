@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 
 #include <fmt/core.h>
@@ -64,6 +65,13 @@ std::string backing_dev_error(const SysfsTree &t, const std::string &dir, const 
 	default:
 		return e.message;
 	}
+}
+
+// A module older than recompression has none of its files.
+std::string no_recomp(int id, const std::string &file)
+{
+	return fmt::format("{}: the loaded zbatch has no recompression ({}): load this version's "
+			   "module", swapdev_name(id), file);
 }
 
 } // namespace
@@ -131,6 +139,27 @@ Result<SwapdevConfig> check_swapdev_config(const SwapdevConfig &c)
 		return fail(EINVAL, fmt::format("--unit {}: one of {}", c.unit, fmt::join(units, ", ")));
 	if (auto l = check_codec_level(c.codec, c.level, c.unit); !l)
 		return fail(l.error().code, fmt::format("--level {}: {}", c.level, l.error().message));
+	if (!c.recomp_codec.empty() &&
+	    std::ranges::find(codec_names(), c.recomp_codec) == codec_names().end())
+		return fail(EINVAL, fmt::format("--recomp-algorithm {}: one of {}", c.recomp_codec,
+						codec_list()));
+	// settings of a secondary codec there is not: a mistake, not a no-op
+	const std::pair<const char *, bool> given[] = {
+		{"--recomp-level", c.recomp_level != 0}, {"--recomp-budget", c.recomp_budget != -1},
+		{"--recomp-interval", c.recomp_interval != -1}};
+	for (const auto &[opt, set] : given)
+		if (set && c.recomp_codec.empty())
+			return fail(EINVAL, fmt::format("{} needs --recomp-algorithm (the secondary "
+							"codec recompression uses)", opt));
+	if (auto l = check_codec_level(c.recomp_codec, c.recomp_level, c.unit); !l)
+		return fail(l.error().code, fmt::format("--recomp-level {}: {}", c.recomp_level,
+							l.error().message));
+	if (c.recomp_budget != -1 && (c.recomp_budget < 0 || c.recomp_budget > 100))
+		return fail(ERANGE, fmt::format("--recomp-budget {}: 0 to 100 (percent of one CPU; "
+						"0: no background recompression)", c.recomp_budget));
+	if (c.recomp_interval != -1 && (c.recomp_interval < 1 || c.recomp_interval > 86400))
+		return fail(ERANGE, fmt::format("--recomp-interval {}: 1 to 86400 (seconds)",
+						c.recomp_interval));
 	return c;
 }
 
@@ -153,9 +182,20 @@ Result<int> swapdev_create(const SysfsTree &t, const SwapdevConfig &c)
 	// after codec (which resets it) and unit (which bounds a zstd level)
 	if (c.level)
 		writes.emplace_back("algorithm_params", fmt::format("level={}", c.level));
+	// after unit too (which bounds its level), before disksize (which fixes it)
+	if (!c.recomp_codec.empty())
+		writes.emplace_back("recomp_algorithm",
+				    fmt::format("algo={}{}", c.recomp_codec,
+						c.recomp_level ? fmt::format(" level={}",
+									     c.recomp_level) : ""));
 	if (!c.backing_dev.empty())
 		writes.emplace_back("backing_dev", c.backing_dev);
 	writes.emplace_back("disksize", std::to_string(c.size));
+	// the interval first: the thread the budget starts sleeps that long first
+	if (c.recomp_interval != -1)
+		writes.emplace_back("recomp_interval", std::to_string(c.recomp_interval));
+	if (c.recomp_budget != -1)
+		writes.emplace_back("recomp_budget", std::to_string(c.recomp_budget));
 	for (const auto &[file, value] : writes) {
 		if (auto w = t.write(dir + "/" + file, value); !w) {
 			// why, before the device and what it says go
@@ -166,6 +206,13 @@ Result<int> swapdev_create(const SysfsTree &t, const SwapdevConfig &c)
 				return fail(E2BIG, fmt::format("{}: {} level {} with {} units: {}",
 							       swapdev_name(n), c.codec, c.level,
 							       c.unit, kZstd64kLevels));
+			if (file == "recomp_algorithm" && w.error().code == E2BIG)
+				return fail(E2BIG, fmt::format("{}: recompression {} level {} with {} "
+							       "units: {}", swapdev_name(n),
+							       c.recomp_codec, c.recomp_level, c.unit,
+							       kZstd64kLevels));
+			if (file.starts_with("recomp_") && w.error().code == ENOENT)
+				return fail(ENOENT, no_recomp(n, file));
 			if (file == "backing_dev")
 				return fail(w.error().code,
 					    fmt::format("{}: writeback device {}: {}", swapdev_name(n),
@@ -204,12 +251,26 @@ Result<std::vector<SwapdevInfo>> swapdev_list(const SysfsTree &t)
 		d.disksize = to_u64(rd("disksize"));
 		d.codec = t.read_choice(dir + "/codec");
 		d.unit = t.read_choice(dir + "/unit");
-		// "algo=NAME level=N"; a module without it: the default
+		// "algo=NAME level=N", then "algo=NAME level=N priority=1" for the
+		// secondary codec; a module without it: the default
 		std::istringstream ap(rd("algorithm_params"));
-		std::string kv;
-		while (ap >> kv)
-			if (kv.rfind("level=", 0) == 0)
-				d.level = parse_number<int>(kv.substr(6), "").value_or(0);
+		std::string apl;
+		for (bool first = true; std::getline(ap, apl); first = false) {
+			std::istringstream l(apl);
+			std::string kv;
+			std::optional<int> level;
+			bool secondary = false;
+			while (l >> kv) {
+				if (kv.rfind("level=", 0) == 0)
+					level = parse_number<int>(kv.substr(6), "").value_or(0);
+				else if (kv == "priority=1")
+					secondary = true;
+			}
+			if (level && secondary)
+				d.recomp_level = *level;
+			else if (level && first)
+				d.level = *level;
+		}
 		d.mem_limit = to_u64(rd("mem_limit"));
 		std::istringstream mm(rd("mm_stat"));
 		uint64_t limit = 0, compacted = 0;
@@ -226,6 +287,13 @@ Result<std::vector<SwapdevInfo>> swapdev_list(const SysfsTree &t)
 		bd >> d.bd_count >> d.bd_reads >> d.bd_writes;
 		d.wb_limit_on = to_u64(rd("writeback_limit_enable")) != 0;
 		d.wb_limit = to_u64(rd("writeback_limit"));
+		// "#1: deflate lz4 [zstd] lzo"; "" when none is set
+		d.recomp_codec = t.read_choice(dir + "/recomp_algorithm");
+		d.recomp_budget = static_cast<unsigned int>(to_u64(rd("recomp_budget")));
+		d.recomp_interval = static_cast<unsigned int>(to_u64(rd("recomp_interval")));
+		std::istringstream rs(rd("recomp_stat"));
+		rs >> d.recomp_pages >> d.recomp_tried >> d.recomp_done >> d.recomp_incomp >>
+			d.recomp_saved >> d.recomp_cpu_ns;
 		std::istringstream us(rd("unit_stat"));
 		std::string k;
 		int64_t v;
@@ -299,11 +367,12 @@ Result<void> swapdev_mark_idle(const SysfsTree &t, int id)
 
 Result<void> swapdev_writeback(const SysfsTree &t, int id, const std::string &mode)
 {
-	static const std::vector<std::string> modes = {"idle", "huge", "huge_idle"};
+	static const std::vector<std::string> modes = {"idle", "huge", "huge_idle",
+						       "incompressible"};
 	const bool page = mode.rfind("page_index=", 0) == 0;
 	if (!page && std::ranges::find(modes, mode) == modes.end())
-		return fail(EINVAL, fmt::format("'{}': writeback idle, huge, huge_idle or "
-						"page_index=N", mode));
+		return fail(EINVAL, fmt::format("'{}': writeback idle, huge, huge_idle, "
+						"incompressible or page_index=N", mode));
 	auto path = wb_file(t, id, "writeback");
 	if (!path)
 		return std::unexpected(path.error());
@@ -332,10 +401,87 @@ Result<void> swapdev_writeback(const SysfsTree &t, int id, const std::string &mo
 		return fail(EINVAL, page ? fmt::format("{}: '{}': no such page, or no size yet",
 						       name, mode)
 					 : fmt::format("{} has no size yet", name));
+	case EOPNOTSUPP:
+		// a module older than recompression: no page is ever incompressible
+		if (mode == "incompressible")
+			return fail(EOPNOTSUPP, no_recomp(id, "writeback incompressible"));
+		[[fallthrough]];
 	default:
 		return fail(w.error().code, fmt::format("{}: writeback {}: {}", name, mode,
 							 w.error().message));
 	}
+}
+
+Result<void> swapdev_recompress(const SysfsTree &t, int id, const RecompressArgs &a)
+{
+	static const std::vector<std::string> types = {"idle", "huge", "huge_idle"};
+	if (!a.type.empty() && std::ranges::find(types, a.type) == types.end())
+		return fail(EINVAL, fmt::format("--type {}: one of {} (or none: every page in "
+						"memory)", a.type, fmt::join(types, ", ")));
+	if (a.threshold >= 4096)
+		return fail(EINVAL, fmt::format("--threshold {}: below 4096 (bytes a page)",
+						a.threshold));
+	if (auto h = have_device(t, id); !h)
+		return std::unexpected(h.error());
+	auto name = swapdev_name(id);
+	auto path = swapdev_dir(id) + "/recompress";
+	if (!t.exists(path))
+		return fail(ENOENT, no_recomp(id, "recompress"));
+	std::string args;
+	if (!a.type.empty())
+		args += " type=" + a.type;
+	if (a.max_pages)
+		args += fmt::format(" max_pages={}", a.max_pages);
+	if (a.threshold)
+		args += fmt::format(" threshold={}", a.threshold);
+	// nothing: a line of its own (every page in memory)
+	auto w = t.write(path, args.empty() ? "\n" : args.substr(1));
+	if (w)
+		return {};
+	switch (w.error().code) {
+	case ENODEV:
+		return fail(ENODEV, fmt::format("{} has no secondary codec (zbatch dev create "
+						"--recomp-algorithm CODEC)", name));
+	case EAGAIN:
+		return fail(EAGAIN, fmt::format("{}: another recompression is running; try again "
+						"when it is done", name));
+	case ENOMEM:
+		return fail(ENOMEM, fmt::format("{}: recompression stopped, short of memory for "
+						"the new objects (what was recompressed stays so)",
+						name));
+	case EINTR:
+		return fail(EINTR, fmt::format("{}: recompression interrupted (what was "
+					       "recompressed stays so)", name));
+	case EINVAL:
+		return fail(EINVAL, fmt::format("{} has no size yet", name));
+	default:
+		return fail(w.error().code,
+			    fmt::format("{}: recompress{}: {}", name,
+					args.empty() ? "" : " '" + args.substr(1) + "'",
+					w.error().message));
+	}
+}
+
+std::string codec_label(const std::string &codec, int level)
+{
+	return level ? fmt::format("{}:{}", codec, level) : codec;
+}
+
+std::string swapdev_recomp_summary(const SwapdevInfo &d)
+{
+	if (d.recomp_codec.empty())
+		return "";
+	auto reads = d.unit_stat.find("secondary_reads");
+	return fmt::format("{}, {}: {} pages stored so now, {} reads decompressed with it; ever: "
+			   "{} tried, {} recompressed, {} incompressible, {:.1f}M saved, {:.3f} s "
+			   "of CPU",
+			   codec_label(d.recomp_codec, d.recomp_level),
+			   d.recomp_budget ? fmt::format("background {}% of a CPU every {} s",
+							 d.recomp_budget, d.recomp_interval)
+					   : std::string("no background"),
+			   d.recomp_pages, reads == d.unit_stat.end() ? 0 : reads->second,
+			   d.recomp_tried, d.recomp_done, d.recomp_incomp,
+			   d.recomp_saved / 1048576.0, d.recomp_cpu_ns / 1e9);
 }
 
 Json swapdev_to_json(const SwapdevInfo &d)
@@ -357,6 +503,16 @@ Json swapdev_to_json(const SwapdevInfo &d)
 	j["batches"] = Json::array();
 	for (const auto &[n, wr] : d.batches)
 		j["batches"].push_back({{"requests", n}, {"writes", wr.first}, {"reads", wr.second}});
+	j["recomp_algorithm"] = d.recomp_codec.empty() ? Json(nullptr) : Json(d.recomp_codec);
+	j["recomp_level"] = d.recomp_level;
+	j["recomp_budget"] = d.recomp_budget;
+	j["recomp_interval"] = d.recomp_interval;
+	j["recomp_pages"] = d.recomp_pages;
+	j["recomp_tried"] = d.recomp_tried;
+	j["recomp_recompressed"] = d.recomp_done;
+	j["recomp_incompressible"] = d.recomp_incomp;
+	j["recomp_saved_bytes"] = d.recomp_saved;
+	j["recomp_cpu_ns"] = d.recomp_cpu_ns;
 	return j;
 }
 

@@ -23,6 +23,14 @@ struct SwapdevConfig {
 	std::string unit = "4k";	// 4k, 16k, 64k
 	int level = 0;			// the codec's compression level; 0: its default
 	std::string backing_dev;	// writeback's block device; "": none
+	// recompression: the secondary codec ("": none) and its level; the
+	// background thread's budget (percent of one CPU) and the seconds
+	// between its passes, -1: not set (the module's defaults: 0, no
+	// thread; 60)
+	std::string recomp_codec{};
+	int recomp_level = 0;
+	int recomp_budget = -1;
+	int recomp_interval = -1;
 };
 
 struct SwapdevInfo {
@@ -44,6 +52,17 @@ struct SwapdevInfo {
 	uint64_t bd_count = 0, bd_reads = 0, bd_writes = 0;
 	bool wb_limit_on = false;
 	uint64_t wb_limit = 0;
+	// recompression: the secondary codec ("": none, or a module without
+	// it) and its level (algorithm_params' priority=1 line); the
+	// background thread's budget (percent of one CPU, 0: none) and
+	// interval (s); recomp_stat: pages stored with the secondary codec
+	// now; pages tried, recompressed, found incompressible, bytes saved
+	// and CPU ns taken, ever
+	std::string recomp_codec;
+	int recomp_level = 0;
+	unsigned int recomp_budget = 0, recomp_interval = 0;
+	uint64_t recomp_pages = 0, recomp_tried = 0, recomp_done = 0, recomp_incomp = 0;
+	uint64_t recomp_saved = 0, recomp_cpu_ns = 0;
 	std::map<std::string, int64_t> unit_stat;	// units, partial_reads, ...
 	// requests per batch -> (write batches, read batches)
 	std::map<unsigned int, std::pair<uint64_t, uint64_t>> batches;
@@ -71,6 +90,22 @@ Result<void> swapdev_destroy(const SysfsTree &t, int id);
 // huge, huge_idle, page_index=N. The errors name what to do.
 Result<void> swapdev_mark_idle(const SysfsTree &t, int id);
 Result<void> swapdev_writeback(const SysfsTree &t, int id, const std::string &mode);
+// Recompression (zram's recompress) with the device's secondary codec:
+// @type "" (every page in memory), idle, huge or huge_idle; at most
+// @max_pages pages (0: no limit); only objects of at least @threshold
+// bytes a page (0: any; below 4096). The errors name what to do.
+struct RecompressArgs {
+	std::string type;
+	uint64_t max_pages = 0;
+	unsigned int threshold = 0;
+};
+Result<void> swapdev_recompress(const SysfsTree &t, int id, const RecompressArgs &a);
+// "zstd", or "zstd:9" at a level other than the default
+std::string codec_label(const std::string &codec, int level);
+// A device's recompression in words, for a line of zbatch dev list and
+// stats ("zstd:9, background 10% of a CPU every 5 s: 1200 pages stored so
+// now, ..."); "" without a secondary codec.
+std::string swapdev_recomp_summary(const SwapdevInfo &d);
 // One device as a JSON object (fields documented in Documentation/cli.md).
 Json swapdev_to_json(const SwapdevInfo &d);
 
