@@ -759,6 +759,174 @@ TEST(CmdDev, ListAndDestroy)
 	EXPECT_EQ(r.error().code, ENODEV);
 }
 
+// ---- recompression: dev create's settings, dev recompress, dev list ----
+
+TEST(CmdDev, CreateWithRecompression)
+{
+	FakeSystem s;
+	s.load_module();
+	s.tree.put("/sys/kernel/zbatch/swapdev/hot_add", "3\n");
+	const std::string dir = "/sys/block/zbatchswap3/zbatch/";
+	for (const char *f : {"codec", "unit", "disksize", "recomp_algorithm", "recomp_budget",
+			      "recomp_interval"})
+		s.tree.put(dir + f, "");
+	DevOptions o{"1G", "lz4", "16k"};
+	o.recomp_codec = "zstd";
+	o.recomp_level = 9;
+	o.recomp_budget = 10;
+	o.recomp_interval = 5;
+	ASSERT_EQ(exit_of(run_dev_create(s.ctx, o)), 0);
+	EXPECT_EQ(s.read(dir + "recomp_algorithm"), "algo=zstd level=9");
+	EXPECT_EQ(s.read(dir + "recomp_budget"), "10");
+	EXPECT_EQ(s.read(dir + "recomp_interval"), "5");
+	EXPECT_TRUE(contains(s.con.out, "/dev/zbatchswap3: 1073741824 bytes, lz4, 16k units, "
+				       "recompression zstd:9 (background 10% of a CPU every 5 s)\n"))
+		<< s.con.out;
+	// refused before anything is made, naming the option
+	s.tree.put("/sys/kernel/zbatch/swapdev/hot_add", "4\n");
+	s.tree.put("/sys/block/zbatchswap4/zbatch/codec", "");
+	DevOptions bad{"1G", "lz4", "16k"};
+	bad.recomp_level = 9;
+	auto r = run_dev_create(s.ctx, bad);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "--recomp-level needs --recomp-algorithm (the secondary codec "
+				     "recompression uses)");
+	bad.recomp_codec = "brotli";
+	r = run_dev_create(s.ctx, bad);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "--recomp-algorithm brotli: one of deflate, lz4, zstd, lzo");
+	bad.recomp_codec = "zstd";
+	bad.unit = "64k";
+	r = run_dev_create(s.ctx, bad);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().code, E2BIG);
+	EXPECT_TRUE(r.error().message.starts_with("--recomp-level 9: zstd levels above 3"))
+		<< r.error().message;
+	EXPECT_EQ(s.read("/sys/block/zbatchswap4/zbatch/codec"), "") << "no device configured";
+	// a module without recompression: named, the device removed again
+	s.tree.put("/sys/block/zbatchswap4/zbatch/unit", "");
+	s.tree.put("/sys/block/zbatchswap4/zbatch/disksize", "");
+	DevOptions old{"1G", "lz4", "4k"};
+	old.recomp_codec = "zstd";
+	r = run_dev_create(s.ctx, old);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "zbatchswap4: the loaded zbatch has no recompression "
+				     "(recomp_algorithm): load this version's module");
+	EXPECT_EQ(s.read("/sys/kernel/zbatch/swapdev/hot_remove"), "4");
+	EXPECT_EQ(s.read("/sys/block/zbatchswap4/zbatch/disksize"), "") << "never sized";
+}
+
+// The budget and interval through the parser: its ranges name the option.
+TEST(CmdDev, CreateRefusesABudgetOrIntervalOutOfRange)
+{
+	for (const auto &[args, opt] :
+	     std::vector<std::pair<std::vector<std::string>, std::string>>{
+		     {{"--recomp-budget", "101"}, "--recomp-budget"},
+		     {{"--recomp-budget", "-1"}, "--recomp-budget"},
+		     {{"--recomp-interval", "0"}, "--recomp-interval"},
+		     {{"--recomp-interval", "86401"}, "--recomp-interval"}}) {
+		CLI::App app;
+		Action action;
+		add_dev(app, action);
+		std::vector<std::string> argv = {"dev", "create", "--size", "1G",
+						 "--recomp-algorithm", "zstd"};
+		argv.insert(argv.end(), args.begin(), args.end());
+		std::reverse(argv.begin(), argv.end());	// CLI11 takes them last first
+		try {
+			app.parse(argv);
+			ADD_FAILURE() << args[0] << " " << args[1] << " was taken";
+		} catch (const CLI::ParseError &e) {
+			EXPECT_TRUE(contains(e.what(), opt)) << e.what();
+		}
+	}
+}
+
+TEST(CmdDev, ListShowsRecompression)
+{
+	FakeSystem s;
+	s.load_module();
+	list_device(s, 0, "deflate [lz4] zstd lzo", "4k [16k] 64k");
+	const std::string dir = "/sys/block/zbatchswap0/zbatch/";
+	s.tree.put(dir + "recomp_algorithm", "#1: deflate lz4 [zstd] lzo\n");
+	s.tree.put(dir + "algorithm_params", "algo=lz4 level=0\nalgo=zstd level=9 priority=1\n");
+	s.tree.put(dir + "recomp_budget", "10\n");
+	s.tree.put(dir + "recomp_interval", "5\n");
+	s.tree.put(dir + "recomp_stat", "     100      150      110       40   409600  2000000\n");
+	s.tree.put(dir + "unit_stat", "units 3\nsecondary_reads 7\n");
+	ASSERT_EQ(exit_of(run_dev_list(s.ctx)), 0);
+	EXPECT_TRUE(contains(s.con.out, "zbatchswap0  ")) << s.con.out;
+	EXPECT_TRUE(contains(s.con.out, " lz4  ")) << "the primary's level is 0: " << s.con.out;
+	EXPECT_TRUE(contains(s.con.out, "\n  recompression with zstd:9, background 10% of a CPU "
+				       "every 5 s: 100 pages stored so now, 7 reads decompressed "
+				       "with it; ever: 150 tried, 110 recompressed, 40 "
+				       "incompressible, 0.4M saved, 0.002 s of CPU\n"))
+		<< s.con.out;
+	s.con.out.clear();
+	s.ctx.json = true;
+	ASSERT_EQ(exit_of(run_dev_list(s.ctx)), 0);
+	auto j = parse_json(s.con.out)[0];
+	EXPECT_EQ(j["level"], 0) << j;
+	EXPECT_EQ(j["recomp_algorithm"], "zstd") << j;
+	EXPECT_EQ(j["recomp_level"], 9) << j;
+	EXPECT_EQ(j["recomp_budget"], 10) << j;
+	EXPECT_EQ(j["recomp_interval"], 5) << j;
+	EXPECT_EQ(j["recomp_recompressed"], 110) << j;
+	EXPECT_EQ(j["recomp_saved_bytes"], 409600) << j;
+	EXPECT_EQ(j["secondary_reads"], 7) << j;
+	// zbatch stats: a line per device with a secondary codec, under its table
+	s.ctx.json = false;
+	s.con.out.clear();
+	ASSERT_EQ(exit_of(run_stats(s.ctx, {})), 0);
+	EXPECT_TRUE(contains(s.con.out, "\n  zbatchswap0 recompression with zstd:9, background 10% "
+				       "of a CPU every 5 s: 100 pages")) << s.con.out;
+	// none set: no line
+	s.tree.put(dir + "recomp_algorithm", "");
+	s.con.out.clear();
+	ASSERT_EQ(exit_of(run_dev_list(s.ctx)), 0);
+	EXPECT_FALSE(contains(s.con.out, "recompression")) << s.con.out;
+}
+
+TEST(CmdDev, RecompressAndWritebackIncompressible)
+{
+	FakeSystem s;
+	s.load_module();
+	list_device(s, 0, "deflate [lz4] zstd lzo", "[4k] 16k 64k");
+	const std::string dir = "/sys/block/zbatchswap0/zbatch/";
+	auto r = run_dev_recompress(s.ctx, 0, {});
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().message, "zbatchswap0: the loaded zbatch has no recompression "
+				     "(recompress): load this version's module");
+	s.tree.put(dir + "recompress", "");
+	s.tree.put(dir + "recomp_algorithm", "#1: deflate lz4 [zstd] lzo\n");
+	s.tree.put(dir + "recomp_stat", "      20       30       20       10    40960  1000000\n");
+	ASSERT_EQ(exit_of(run_dev_recompress(s.ctx, 0, {"idle", 500, 2000})), 0);
+	EXPECT_EQ(s.read(dir + "recompress"), "type=idle max_pages=500 threshold=2000");
+	// the fake's recomp_stat stays as it is: nothing done by this run
+	EXPECT_EQ(s.con.out, "zbatchswap0: 0 pages tried (idle), 0 recompressed (0 bytes saved), "
+			     "0 incompressible; 20 pages stored with zstd now\n");
+	s.con.out.clear();
+	s.ctx.json = true;
+	ASSERT_EQ(exit_of(run_dev_recompress(s.ctx, 0, {})), 0);
+	EXPECT_EQ(s.read(dir + "recompress"), "") << "every page: an empty line";
+	auto j = parse_json(s.con.out);
+	EXPECT_EQ(j["device"], "zbatchswap0");
+	EXPECT_TRUE(j["type"].is_null()) << j;
+	EXPECT_EQ(j["tried"], 0);
+	EXPECT_EQ(j["recomp_pages"], 20);
+	r = run_dev_recompress(s.ctx, 0, {"all"});
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().exit, 1);
+	EXPECT_TRUE(contains(r.error().message, "--type all: one of idle, huge, huge_idle"))
+		<< r.error().message;
+	EXPECT_EQ(exit_of(run_dev_recompress(s.ctx, 7, {})), 1) << "no such device";
+	// pages recompression could not shrink, to the writeback device
+	s.tree.put(dir + "writeback", "");
+	s.con.out.clear();
+	ASSERT_EQ(exit_of(run_dev_writeback(s.ctx, 0, "incompressible")), 0);
+	EXPECT_EQ(s.read(dir + "writeback"), "incompressible");
+	EXPECT_EQ(parse_json(s.con.out)["mode"], "incompressible");
+}
+
 // ---- dev create --swap, dev setup / teardown (the configuration file) ----
 
 namespace {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// zbatch dev create|list|destroy|setup|teardown: the batched compressed
-// swap devices, by hand or from /etc/zbatch/swap.conf (at boot:
-// zbatch-swap.service).
+// zbatch dev create|list|idle|writeback|recompress|destroy|setup|teardown:
+// the batched compressed swap devices, by hand or from
+// /etc/zbatch/swap.conf (at boot: zbatch-swap.service).
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -20,12 +20,6 @@
 namespace zbatch::cli {
 
 namespace {
-
-// "zstd", or "zstd:9" at a level other than the default
-std::string codec_label(const std::string &codec, int level)
-{
-	return level ? fmt::format("{}:{}", codec, level) : codec;
-}
 
 // Formats device @id as swap and enables it; on failure the device is
 // destroyed again (nothing is left half set up). Return: the swap UUID.
@@ -115,6 +109,20 @@ Result<bool> ours(Context &ctx, const Made &d)
 	return *u == d.uuid;
 }
 
+// ", recompression zstd:9 (background 10% of a CPU every 5 s)": what a
+// device is made with (-1: not set, the module's default); "" without a
+// secondary codec.
+std::string recomp_label(const std::string &codec, int level, int budget, int interval)
+{
+	if (codec.empty())
+		return "";
+	std::string bg;
+	if (budget > 0)
+		bg = fmt::format(" (background {}% of a CPU{})", budget,
+				 interval == -1 ? "" : fmt::format(" every {} s", interval));
+	return fmt::format(", recompression {}{}", codec_label(codec, level), bg);
+}
+
 // A size from the file, within what a device takes.
 Result<void> check_size(const SwapConfDevice &d, const std::string &file, uint64_t bytes,
 			uint64_t ram)
@@ -155,24 +163,28 @@ Result<int> run_dev_create(Context &ctx, const DevOptions &o)
 	// the module opens the path in its own context: give it whole
 	const std::string backing = o.backing.empty() || o.backing.front() == '/' ?
 				    o.backing : std::filesystem::absolute(o.backing).string();
-	auto id = swapdev_create(ctx.tree, {*size, o.codec, o.unit, o.level, backing});
+	auto id = swapdev_create(ctx.tree, {*size, o.codec, o.unit, o.level, backing,
+					    o.recomp_codec, o.recomp_level, o.recomp_budget,
+					    o.recomp_interval});
 	if (!id)
 		return std::unexpected(id.error());
 	if (o.swap)
 		if (auto r = swap_on(ctx, *id, *size, o.priority, o.discard); !r)
 			return std::unexpected(r.error());
+	const std::string recomp = recomp_label(o.recomp_codec, o.recomp_level, o.recomp_budget,
+						o.recomp_interval);
 	if (ctx.json)
 		con.print("{}", json_text({{"id", *id}, {"name", swapdev_name(*id)},
 					    {"device", swapdev_node(*id)},
 					    {"swap", o.swap}}));
 	else if (o.swap)
-		con.print("{0}: {1} bytes, {2}, {3} units, swap on with priority {4}\n",
+		con.print("{0}: {1} bytes, {2}, {3} units{5}, swap on with priority {4}\n",
 			   swapdev_node(*id), *size, codec_label(o.codec, o.level), o.unit,
-			   o.priority);
+			   o.priority, recomp);
 	else
-		con.print("{0}: {1} bytes, {2}, {3} units\n"
+		con.print("{0}: {1} bytes, {2}, {3} units{4}\n"
 			   "use it: mkswap {0} && swapon -p 100 {0} (or create with --swap)\n",
-			   swapdev_node(*id), *size, codec_label(o.codec, o.level), o.unit);
+			   swapdev_node(*id), *size, codec_label(o.codec, o.level), o.unit, recomp);
 	return kExitOk;
 }
 
@@ -432,6 +444,8 @@ Result<int> run_dev_list(Context &ctx)
 				   us("writeback_failed") ?
 				   fmt::format(", {} failed (kept in memory)", us("writeback_failed")) : "",
 				   d.wb_limit_on ? fmt::format("; limit: {} pages left", d.wb_limit) : "");
+		if (!d.recomp_codec.empty())
+			con.print("  recompression with {}\n", swapdev_recomp_summary(d));
 		if (d.failed_reads || d.failed_writes)
 			con.print("  failed reads {}, failed writes {} (limit refusals {})\n",
 				   d.failed_reads, d.failed_writes, us("limit_refused"));
@@ -493,6 +507,41 @@ Result<int> run_dev_writeback(Context &ctx, int id, const std::string &mode)
 	return kExitOk;
 }
 
+Result<int> run_dev_recompress(Context &ctx, int id, const RecompressArgs &a)
+{
+	auto before = swapdev_list(ctx.tree);
+	if (auto r = swapdev_recompress(ctx.tree, id, a); !r)
+		return std::unexpected(r.error());
+	auto after = swapdev_list(ctx.tree);
+	// what this run did (and the background thread's passes meanwhile)
+	SwapdevInfo b, n;
+	if (before && after)
+		for (const auto &x : *before)
+			for (const auto &y : *after)
+				if (x.id == id && y.id == id) {
+					b = x;
+					n = y;
+				}
+	const uint64_t tried = n.recomp_tried - b.recomp_tried,
+		       done = n.recomp_done - b.recomp_done,
+		       incomp = n.recomp_incomp - b.recomp_incomp,
+		       saved = n.recomp_saved - b.recomp_saved;
+	if (ctx.json)
+		ctx.con.print("{}", json_text({{"device", swapdev_name(id)},
+					       {"type", a.type.empty() ? Json(nullptr) :
+									 Json(a.type)},
+					       {"tried", tried}, {"recompressed", done},
+					       {"incompressible", incomp}, {"saved_bytes", saved},
+					       {"recomp_pages", n.recomp_pages}}));
+	else
+		ctx.con.note("{}: {} pages tried ({}), {} recompressed ({} bytes saved), {} "
+			     "incompressible; {} pages stored with {} now\n",
+			     swapdev_name(id), tried, a.type.empty() ? "every page" : a.type, done,
+			     saved, incomp, n.recomp_pages,
+			     n.recomp_codec.empty() ? "the secondary codec" : n.recomp_codec);
+	return kExitOk;
+}
+
 Result<int> run_dev_destroy(Context &ctx, int id)
 {
 	if (auto r = swapdev_destroy(ctx.tree, id); !r)
@@ -517,6 +566,7 @@ void add_dev(CLI::App &app, Action &action)
 	dev->footer("Documentation/admin-guide.md (swap device) has the details.\n"
 		    "Examples:\n  zbatch dev create --size 2G --codec lz4 --unit 16k\n"
 		    "  zbatch dev create --size 4G --swap --priority 100\n"
+		    "  zbatch dev create --size 4G --recomp-algorithm zstd --recomp-budget 5\n"
 		    "  zbatch dev list --json\n  zbatch dev destroy 0");
 
 	auto *c = dev->add_subcommand("create", "Create a device; size, codec and unit are fixed "
@@ -536,6 +586,23 @@ void add_dev(CLI::App &app, Action &action)
 		      "A block device pages may be written back to (zram's backing_dev): "
 		      "zbatch dev writeback moves idle or huge (incompressible) pages there; "
 		      "opened exclusively for the device's life");
+	c->add_option("--recomp-algorithm", o->recomp_codec,
+		      "A secondary codec, " + codec_list() + " (zram's recomp_algorithm): zbatch "
+		      "dev recompress, or the background thread (--recomp-budget), compresses "
+		      "cold pages again with it, keeping what comes out smaller (e.g. lz4 on "
+		      "swap-out, zstd later)");
+	c->add_option("--recomp-level", o->recomp_level,
+		      "With --recomp-algorithm: its compression level, as --level (zram's "
+		      "algorithm_params priority=1)");
+	c->add_option("--recomp-budget", o->recomp_budget,
+		      "With --recomp-algorithm: percent of one CPU a background thread may take "
+		      "recompressing the pages idle since its previous pass, 0 to 100 (default 0: "
+		      "no thread)")
+		->check(CLI::Range(0, 100));
+	c->add_option("--recomp-interval", o->recomp_interval,
+		      "With --recomp-algorithm: seconds between the background thread's passes "
+		      "(the least age of what it recompresses), 1 to 86400 (default 60)")
+		->check(CLI::Range(1, 86400));
 	auto *swap = c->add_flag("--swap", o->swap,
 				 "Also format it as swap and swap on (mkswap and swapon in one step)");
 	c->add_option("--priority", o->priority,
@@ -577,13 +644,44 @@ void add_dev(CLI::App &app, Action &action)
 	wb->add_option("N", o->id, "Device number (zbatchswapN)")->required()->check(CLI::Range(0, 31));
 	wb->add_option("MODE", o->mode,
 		       "idle (pages marked idle and not touched since), huge (pages that did "
-		       "not compress), huge_idle (both), page_index=N (one page)")->required();
+		       "not compress), huge_idle (both), incompressible (pages recompression "
+		       "could not shrink), page_index=N (one page)")->required();
 	wb->footer("A writeback limit (zram's writeback_limit, in 4 KiB pages) is set in "
 		   "sysfs: Documentation/admin-guide.md, Writeback.\nExamples:\n"
 		   "  zbatch dev idle 0; sleep 3600; zbatch dev writeback 0 idle\n"
 		   "  zbatch dev writeback 0 huge");
 	wb->callback([&action, o] {
 		action = [o](Context &ctx) { return run_dev_writeback(ctx, o->id, o->mode); };
+	});
+
+	auto ra = std::make_shared<RecompressArgs>();
+	auto *rc = dev->add_subcommand("recompress", "Compress pages again with the device's "
+				       "secondary codec (zram's recompress), keeping what comes "
+				       "out smaller");
+	rc->add_option("N", o->id, "Device number (zbatchswapN)")->required()->check(CLI::Range(0, 31));
+	rc->add_option("--type", ra->type,
+		       "idle (pages marked idle and not touched since), huge (pages that did "
+		       "not compress), huge_idle (both); default: every page in memory");
+	rc->add_option("--max-pages", ra->max_pages, "At most N pages (default: no limit)")
+		->check(CLI::Validator(
+			[](std::string &v) -> std::string {
+				if (v.find_first_not_of('0') == std::string::npos)
+					return "at least 1 (leave it out: no limit)";
+				return "";
+			},
+			"1 or more"));
+	rc->add_option("--threshold", ra->threshold,
+		       "Only objects of at least BYTES bytes a page, and keep only what comes "
+		       "out below it, 1 to 4095 (default: any)")
+		->check(CLI::Range(1, 4095));
+	rc->footer("The secondary codec is set at creation: zbatch dev create --recomp-algorithm.\n"
+		   "Pages it cannot shrink are marked incompressible and tried no more;\n"
+		   "zbatch dev writeback N incompressible moves them to the writeback device.\n"
+		   "Documentation/admin-guide.md, Recompression.\nExamples:\n"
+		   "  zbatch dev idle 0; sleep 3600; zbatch dev recompress 0 --type idle\n"
+		   "  zbatch dev recompress 0 --type huge --max-pages 10000");
+	rc->callback([&action, o, ra] {
+		action = [o, ra](Context &ctx) { return run_dev_recompress(ctx, o->id, *ra); };
 	});
 
 	auto *d = dev->add_subcommand("destroy", "Destroy a device (refused while swapped on or "

@@ -64,6 +64,9 @@ void print_swapdevs(Console &con, const SysfsTree &tree)
 			   d.compr_bytes, d.used_bytes, d.failed_reads + d.failed_writes,
 			   it == d.unit_stat.end() ? 0 : it->second, fmt::format("{}/{}", w, r));
 	}
+	for (const auto &d : *devs)
+		if (!d.recomp_codec.empty())
+			con.print("  {} recompression with {}\n", d.name, swapdev_recomp_summary(d));
 }
 
 // One exposition, or one each --watch seconds: to stdout, or replacing

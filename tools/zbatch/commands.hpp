@@ -14,6 +14,7 @@
 #include "zbatch/accel.hpp"
 #include "zbatch/context.hpp"
 #include "zbatch/error.hpp"
+#include "zbatch/swapdev.hpp"
 
 namespace zbatch::cli {
 
@@ -110,6 +111,10 @@ struct DevOptions {
 	int level = 0;		// the codec's level; 0: its default
 	std::string backing{};	// --writeback-device
 	std::string mode{};	// dev writeback's
+	std::string recomp_codec{};	// --recomp-algorithm; "": none
+	int recomp_level = 0;		// its level; 0: its default
+	int recomp_budget = -1;		// percent of a CPU; -1: not set (0)
+	int recomp_interval = -1;	// s; -1: not set (60)
 };
 struct SetupOptions {
 	std::string config = "/etc/zbatch/swap.conf";
@@ -122,5 +127,6 @@ Result<int> run_dev_list(Context &ctx);
 Result<int> run_dev_destroy(Context &ctx, int id);
 Result<int> run_dev_idle(Context &ctx, int id);
 Result<int> run_dev_writeback(Context &ctx, int id, const std::string &mode);
+Result<int> run_dev_recompress(Context &ctx, int id, const RecompressArgs &a);
 
 } // namespace zbatch::cli
