@@ -1031,6 +1031,44 @@ TEST(CmdDev, SetupSetsTheWritebackDevice)
 	EXPECT_EQ(s.read("/sys/block/zbatchswap3/zbatch/disksize"), "1073741824");
 }
 
+// swap.conf's recompression keys: shown by --dry-run, written around the size
+TEST(CmdDev, SetupSetsRecompression)
+{
+	FakeSystem s;
+	device_three(s);
+	s.tree.put("/etc/zbatch/swap.conf", "[rc]\nsize = 1G\nrecomp-algorithm = zstd\n"
+					    "recomp-level = 7\nrecomp-budget = 5\n");
+	const std::string dir = "/sys/block/zbatchswap3/zbatch/";
+	for (const char *f : {"recomp_algorithm", "recomp_budget", "recomp_interval"})
+		s.tree.put(dir + f, "");
+	SetupOptions o{"/etc/zbatch/swap.conf", true};
+	ASSERT_EQ(exit_of(run_dev_setup(s.ctx, o)), 0);
+	EXPECT_TRUE(contains(s.con.out, ", recompression zstd:7 (background 5% of a CPU)\n"))
+		<< s.con.out;
+	s.con.out.clear();
+	s.ctx.json = true;
+	ASSERT_EQ(exit_of(run_dev_setup(s.ctx, o)), 0);
+	auto j = parse_json(s.con.out)[0];
+	EXPECT_EQ(j["recomp_algorithm"], "zstd") << j;
+	EXPECT_EQ(j["recomp_level"], 7) << j;
+	EXPECT_EQ(j["recomp_budget"], 5) << j;
+	EXPECT_TRUE(j["recomp_interval"].is_null()) << j;
+	s.ctx.json = false;
+	o.dry_run = false;
+	ASSERT_EQ(exit_of(run_dev_setup(s.ctx, o)), 0);
+	EXPECT_EQ(s.read(dir + "recomp_algorithm"), "algo=zstd level=7");
+	EXPECT_EQ(s.read(dir + "recomp_budget"), "5");
+	EXPECT_EQ(s.read(dir + "recomp_interval"), "") << "not set: the module's default";
+	EXPECT_EQ(s.read(dir + "disksize"), "1073741824");
+	// --dry-run catches what the module would refuse
+	s.tree.put("/etc/zbatch/swap.conf", "[rc]\nsize = 1G\nunit = 64k\n"
+					    "recomp-algorithm = zstd\nrecomp-level = 9\n");
+	auto r = run_dev_setup(s.ctx, {"/etc/zbatch/swap.conf", true});
+	ASSERT_FALSE(r);
+	EXPECT_TRUE(r.error().message.starts_with("/etc/zbatch/swap.conf:5: key 'recomp-level': "
+						  "zstd levels above 3")) << r.error().message;
+}
+
 TEST(CmdDev, SetupAndTeardownFailuresNameTheDeviceAndKeepTheState)
 {
 	FakeSystem s;

@@ -54,7 +54,8 @@ TEST(SwapConf, ErrorsNameFileLineAndKey)
 		{"size = 1G\n", "swap.conf:1: key 'size' before any [device] section"},
 		{"[a]\nsize = 1G\ncolour = red\n", "swap.conf:3: key 'colour': unknown (one of size, "
 						    "codec, level, unit, priority, mem-limit, discard, "
-						    "unit-adapt, writeback-device)"},
+						    "unit-adapt, writeback-device, recomp-algorithm, "
+						    "recomp-level, recomp-budget, recomp-interval)"},
 		// the level is checked against the section's codec, set before or after it
 		{"[a]\nsize = 1G\nlevel = 23\ncodec = zstd\n",
 		 "swap.conf:3: key 'level': zstd levels are -131072 to 22 (negative: faster; 0: "
@@ -96,9 +97,36 @@ TEST(SwapConf, ErrorsNameFileLineAndKey)
 		 "swap.conf:3: key 'backing-dev': this key (writeback is set with "
 		 "writeback-device = PATH, as zram-generator's) is not in this zbatch yet "
 		 "(Documentation/admin-guide.md, replacing zram)"},
-		{"[a]\nsize=1G\nrecompress = zstd\n",
-		 "swap.conf:3: key 'recompress': recompression is not in this zbatch yet "
-		 "(Documentation/admin-guide.md, replacing zram)"},
+		{"[a]\nsize=1G\nrecompression-algorithm = zstd\n",
+		 "swap.conf:3: key 'recompression-algorithm': this key (recompression is set with "
+		 "recomp-algorithm = CODEC) is not in this zbatch yet (Documentation/admin-guide.md, "
+		 "replacing zram)"},
+		{"[a]\nsize=1G\nrecomp-algorithm = gzip\n",
+		 "swap.conf:3: key 'recomp-algorithm': 'gzip' is not one of deflate, lz4, zstd, lzo"},
+		// recompression's keys need its codec, in the section, before or after them
+		{"[a]\nsize=1G\nrecomp-level = 9\n[b]\nsize=1G\nrecomp-algorithm = zstd\n",
+		 "swap.conf:3: key 'recomp-level': needs recomp-algorithm (the secondary codec "
+		 "recompression uses)"},
+		{"[a]\nsize=1G\nrecomp-budget = 5\n",
+		 "swap.conf:3: key 'recomp-budget': needs recomp-algorithm (the secondary codec "
+		 "recompression uses)"},
+		{"[a]\nsize=1G\nrecomp-interval = 5\n",
+		 "swap.conf:3: key 'recomp-interval': needs recomp-algorithm (the secondary codec "
+		 "recompression uses)"},
+		{"[a]\nsize=1G\nrecomp-level = 9\nunit = 64k\nrecomp-algorithm = zstd\n",
+		 "swap.conf:3: key 'recomp-level': zstd levels above 3 need larger tables than 64k "
+		 "units allow; they fit 4k and 16k units"},
+		{"[a]\nsize=1G\nrecomp-algorithm = lzo\nrecomp-level = 2\n",
+		 "swap.conf:4: key 'recomp-level': lzo has no compression levels"},
+		{"[a]\nsize=1G\nrecomp-level = x\n",
+		 "swap.conf:3: key 'recomp-level': 'x' is not a number"},
+		{"[a]\nsize=1G\nrecomp-algorithm = zstd\nrecomp-budget = 101\n",
+		 "swap.conf:4: key 'recomp-budget': '101' is not 0 to 100 (percent of one CPU; 0: no "
+		 "background recompression)"},
+		{"[a]\nsize=1G\nrecomp-algorithm = zstd\nrecomp-interval = 0\n",
+		 "swap.conf:4: key 'recomp-interval': '0' is not 1 to 86400 (seconds)"},
+		{"[a]\nsize=1G\nrecomp-algorithm = zstd\nrecomp-interval = 86401\n",
+		 "swap.conf:4: key 'recomp-interval': '86401' is not 1 to 86400 (seconds)"},
 	};
 	for (const auto &[text, want] : cases) {
 		auto d = parse_swap_conf("swap.conf", text);
@@ -112,6 +140,24 @@ TEST(SwapConf, WritebackDeviceIsKept)
 	auto d = parse_swap_conf("swap.conf", "[a]\nsize = 1G\nwriteback-device = /dev/sdb2\n");
 	ASSERT_TRUE(d) << d.error().message;
 	EXPECT_EQ(d->at(0).writeback_device, "/dev/sdb2");
+}
+
+TEST(SwapConf, RecompressionKeysAreKept)
+{
+	auto d = parse_swap_conf("swap.conf", "[a]\nsize = 1G\nrecomp-level = 9\n"
+					      "recomp-algorithm = zstd\nrecomp-budget = 0\n"
+					      "recomp-interval = 86400\n[b]\nsize = 1G\n");
+	ASSERT_TRUE(d) << d.error().message;
+	const auto &a = d->at(0);
+	EXPECT_EQ(a.recomp_codec, "zstd");
+	EXPECT_EQ(a.recomp_level, 9);
+	EXPECT_EQ(a.recomp_budget, 0);
+	EXPECT_EQ(a.recomp_interval, 86400);
+	const auto &b = d->at(1);	// not set: the module's defaults
+	EXPECT_EQ(b.recomp_codec, "");
+	EXPECT_EQ(b.recomp_level, 0);
+	EXPECT_EQ(b.recomp_budget, -1);
+	EXPECT_EQ(b.recomp_interval, -1);
 }
 
 TEST(SwapConf, RamFromMeminfo)

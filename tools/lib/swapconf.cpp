@@ -46,16 +46,19 @@ Result<ConfSize> parse_size(const std::string &v, bool zero_ok)
 	return s;
 }
 
-const std::vector<std::string> keys = {"size",	  "codec",	"level",
-				       "unit",	  "priority",	"mem-limit",
-				       "discard", "unit-adapt", "writeback-device"};
+const std::vector<std::string> keys = {"size",	     "codec",		"level",
+				       "unit",	     "priority",	"mem-limit",
+				       "discard",    "unit-adapt",	"writeback-device",
+				       "recomp-algorithm", "recomp-level", "recomp-budget",
+				       "recomp-interval"};
 
 // Keys zram users set that zbatch does not offer yet: named, not ignored.
 const std::map<std::string, std::string> not_yet = {
 	{"backing-dev", "this key (writeback is set with writeback-device = PATH, as "
 			"zram-generator's)"},
-	{"recompress", "recompression"},
-	{"recompression-algorithm", "recompression"},
+	{"recompress", "this key (recompression is set with recomp-algorithm = CODEC)"},
+	{"recompression-algorithm", "this key (recompression is set with recomp-algorithm = "
+				    "CODEC)"},
 	{"algorithm-params", "codec parameters but the level (level = N)"},
 	{"dict", "a zstd dictionary"},
 	{"fs-type", "a file system on the device (mkfs it by hand)"},
@@ -69,6 +72,9 @@ Result<std::vector<SwapConfDevice>> parse_swap_conf(const std::string &file,
 {
 	std::vector<SwapConfDevice> devs;
 	std::set<std::string> seen;	// keys of the current section
+	// where each device's recompression keys are: checked once the
+	// section's codec, unit and secondary codec are known
+	std::vector<std::map<std::string, unsigned int>> recomp_lines;
 	std::istringstream in(text);
 	std::string raw;
 	unsigned int n = 0;
@@ -98,6 +104,7 @@ Result<std::vector<SwapConfDevice>> parse_swap_conf(const std::string &file,
 			devs.push_back({});
 			devs.back().name = name;
 			devs.back().line = n;
+			recomp_lines.emplace_back();
 			seen.clear();
 			continue;
 		}
@@ -154,19 +161,50 @@ Result<std::vector<SwapConfDevice>> parse_swap_conf(const std::string &file,
 				return err(fmt::format("key 'writeback-device': '{}' is not a path "
 						       "(/dev/...)", v));
 			d.writeback_device = v;
+		} else if (key == "recomp-algorithm") {
+			if (std::ranges::find(codec_names(), v) == codec_names().end())
+				return err(fmt::format("key 'recomp-algorithm': '{}' is not one of {}",
+						       v, codec_list()));
+			d.recomp_codec = v;
+		} else if (key == "recomp-level" || key == "recomp-budget" ||
+			   key == "recomp-interval") {
+			auto x = parse_number<int>(v, "");
+			if (!x)
+				return err(fmt::format("key '{}': '{}' is not a number", key, v));
+			if (key == "recomp-budget" && (*x < 0 || *x > 100))
+				return err(fmt::format("key 'recomp-budget': '{}' is not 0 to 100 "
+						       "(percent of one CPU; 0: no background "
+						       "recompression)", v));
+			if (key == "recomp-interval" && (*x < 1 || *x > 86400))
+				return err(fmt::format("key 'recomp-interval': '{}' is not 1 to 86400 "
+						       "(seconds)", v));
+			(key == "recomp-level" ? d.recomp_level : key == "recomp-budget" ?
+			 d.recomp_budget : d.recomp_interval) = *x;
+			recomp_lines.back()[key] = n;
 		} else if (key == "discard" || key == "unit-adapt") {
 			if (v != "yes" && v != "no")
 				return err(fmt::format("key '{}': '{}' is not yes or no", key, v));
 			(key == "discard" ? d.discard : d.unit_adapt) = v == "yes";
 		}
 	}
-	for (const auto &d : devs) {
+	for (size_t i = 0; i < devs.size(); i++) {
+		const auto &d = devs[i];
 		if (!d.size.bytes && !d.size.percent)
 			return fail(EINVAL, fmt::format("{}:{}: [{}] has no size (size = 25% or "
 							"size = 4G)", file, d.line, d.name));
 		// once the section's codec is known, wherever it was set
 		if (auto l = check_codec_level(d.codec, d.level, d.unit); !l)
 			return fail(EINVAL, fmt::format("{}:{}: key 'level': {}", file, d.level_line,
+							l.error().message));
+		for (const auto &[key, line] : recomp_lines[i])
+			if (d.recomp_codec.empty())
+				return fail(EINVAL, fmt::format("{}:{}: key '{}': needs "
+								"recomp-algorithm (the secondary "
+								"codec recompression uses)", file,
+								line, key));
+		if (auto l = check_codec_level(d.recomp_codec, d.recomp_level, d.unit); !l)
+			return fail(EINVAL, fmt::format("{}:{}: key 'recomp-level': {}", file,
+							recomp_lines[i]["recomp-level"],
 							l.error().message));
 	}
 	return devs;

@@ -231,21 +231,30 @@ Result<int> run_dev_setup(Context &ctx, const SetupOptions &o)
 	for (const auto &d : *devs) {
 		const uint64_t size = conf_bytes(d.size, *ram);
 		const uint64_t limit = conf_bytes(d.mem_limit, *ram);
-		auto line = fmt::format("[{}] {} bytes, {}, {} units, priority {}{}{}{}{}", d.name,
+		auto line = fmt::format("[{}] {} bytes, {}, {} units, priority {}{}{}{}{}{}", d.name,
 					size, codec_label(d.codec, d.level), d.unit, d.priority,
 					limit ? fmt::format(", mem_limit {}", limit) : "",
 					d.discard ? ", discard" : "",
 					d.unit_adapt ? "" : ", unit_adapt 0",
 					d.writeback_device.empty() ? "" :
-					", writeback to " + d.writeback_device);
+					", writeback to " + d.writeback_device,
+					recomp_label(d.recomp_codec, d.recomp_level, d.recomp_budget,
+						     d.recomp_interval));
 		if (o.dry_run) {
+			auto or_null = [](int v) { return v == -1 ? Json(nullptr) : Json(v); };
 			if (ctx.json)
 				out.push_back({{"section", d.name}, {"size", size}, {"codec", d.codec},
 					       {"level", d.level}, {"unit", d.unit}, {"priority", d.priority},
 					       {"mem_limit", limit}, {"discard", d.discard},
 					       {"writeback_device", d.writeback_device.empty() ?
 								    Json(nullptr) :
-								    Json(d.writeback_device)}});
+								    Json(d.writeback_device)},
+					       {"recomp_algorithm", d.recomp_codec.empty() ?
+								    Json(nullptr) :
+								    Json(d.recomp_codec)},
+					       {"recomp_level", d.recomp_level},
+					       {"recomp_budget", or_null(d.recomp_budget)},
+					       {"recomp_interval", or_null(d.recomp_interval)}});
 			else
 				con.print("would set up {}\n", line);
 			continue;
@@ -276,7 +285,9 @@ Result<int> run_dev_setup(Context &ctx, const SetupOptions &o)
 			}
 		}
 		auto id = swapdev_create(ctx.tree, {size, d.codec, d.unit, d.level,
-						    d.writeback_device});
+						    d.writeback_device, d.recomp_codec,
+						    d.recomp_level, d.recomp_budget,
+						    d.recomp_interval});
 		Result<std::string> uuid = std::string();
 		if (!id) {
 			uuid = std::unexpected(id.error());

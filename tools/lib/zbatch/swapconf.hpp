@@ -12,6 +12,10 @@
 //   mem-limit = 10%     # of the RAM, or bytes; 0: none
 //   discard = no
 //   unit-adapt = yes    # units only while reads take them whole
+//   recomp-algorithm = zstd   # a secondary codec (recompression)
+//   recomp-level = 9
+//   recomp-budget = 5   # percent of one CPU for the background thread
+//   recomp-interval = 60        # seconds between its passes
 //
 // Every error names the file, the line and the key.
 #pragma once
@@ -49,6 +53,14 @@ struct SwapConfDevice {
 	int level = 0;		// the codec's level; 0: its default
 	unsigned int level_line = 0;
 	std::string writeback_device;	// zram-generator's key: a block device path
+	// recompression (each of its keys needs recomp-algorithm): the
+	// secondary codec ("": none) and its level; the background thread's
+	// budget (percent of one CPU) and interval (s), -1: not set (the
+	// module's defaults: 0, no thread; 60)
+	std::string recomp_codec{};
+	int recomp_level = 0;
+	int recomp_budget = -1;
+	int recomp_interval = -1;
 };
 
 // @text, the contents of @file (named in the errors).
