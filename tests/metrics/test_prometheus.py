@@ -44,12 +44,16 @@ def fake_tree(root, module=True):
         put(root, b + "/disksize", "1073741824\n")
         put(root, b + "/codec", "deflate [lz4] zstd lzo\n")
         put(root, b + "/unit", "4k [16k] 64k\n")
-        put(root, b + "/algorithm_params", "algo=lz4 level=5\n")
+        put(root, b + "/algorithm_params", "algo=lz4 level=5\nalgo=zstd level=9 priority=1\n")
+        put(root, b + "/recomp_algorithm", "#1: deflate lz4 [zstd] lzo\n")
+        put(root, b + "/recomp_budget", "10\n")
+        put(root, b + "/recomp_interval", "5\n")
+        put(root, b + "/recomp_stat", "     100      150      110       40   409600  2500000000\n")
         put(root, b + "/mem_limit", "0\n")
         put(root, b + "/mm_stat", "8192000 3000000 3100000 0 3200000 12 0 2 0\n")
         put(root, b + "/io_stat", "1 0 0 40\n")
         put(root, b + "/unit_stat", "units 100\npartial_reads 9\ndirect_reads 30\n"
-            "writeback_failed 2\n")
+            "writeback_failed 2\nsecondary_reads 7\n")
         put(root, b + "/backing_dev", "/dev/vdb\n")
         put(root, b + "/bd_stat", "      50       10       70\n")
         put(root, b + "/batch_stat", "# requests_per_batch write_batches read_batches\n"
@@ -108,7 +112,8 @@ class Prometheus(unittest.TestCase):
             self.assertEqual(s[("zbatch_engine_cpu_seconds_total", ())], 2.5)
             dev = (("device", "zbatchswap0"),)
             self.assertEqual(s[("zbatch_swapdev_info", (("codec", "lz4"), ("device", "zbatchswap0"),
-                                                        ("level", "5"), ("unit", "16k")))], 1)
+                                                        ("level", "5"), ("recomp_codec", "zstd"),
+                                                        ("recomp_level", "9"), ("unit", "16k")))], 1)
             self.assertEqual(s[("zbatch_swapdev_orig_data_bytes", dev)], 8192000)
             self.assertEqual(s[("zbatch_swapdev_mem_used_max_bytes", dev)], 3200000)
             self.assertEqual(s[("zbatch_swapdev_swap_active", dev)], 1)
@@ -119,6 +124,18 @@ class Prometheus(unittest.TestCase):
             self.assertEqual(s[("zbatch_swapdev_bd_reads_total", dev)], 10)
             self.assertEqual(s[("zbatch_swapdev_bd_writes_total", dev)], 70)
             self.assertEqual(s[("zbatch_swapdev_writeback_failed_total", dev)], 2)
+            # recompression: recomp_budget as a ratio, recomp_stat, unit_stat's
+            # secondary_reads
+            self.assertEqual(s[("zbatch_swapdev_recomp_budget_ratio", dev)], 0.1)
+            self.assertEqual(s[("zbatch_swapdev_recomp_interval_seconds", dev)], 5)
+            self.assertEqual(fams["zbatch_swapdev_recomp_pages"].type, "gauge")
+            self.assertEqual(s[("zbatch_swapdev_recomp_pages", dev)], 100)
+            self.assertEqual(s[("zbatch_swapdev_recomp_tried_pages_total", dev)], 150)
+            self.assertEqual(s[("zbatch_swapdev_recomp_recompressed_pages_total", dev)], 110)
+            self.assertEqual(s[("zbatch_swapdev_recomp_incompressible_pages_total", dev)], 40)
+            self.assertEqual(s[("zbatch_swapdev_recomp_saved_bytes_total", dev)], 409600)
+            self.assertEqual(s[("zbatch_swapdev_recomp_cpu_seconds_total", dev)], 2.5)
+            self.assertEqual(s[("zbatch_swapdev_secondary_reads_total", dev)], 7)
             self.assertEqual(s[("zbatch_swapdev_batches_total",
                                 (("device", "zbatchswap0"), ("op", "read"), ("requests", "4")))], 20)
             # conventions: a counter's samples end in _total, every family has help,
@@ -134,6 +151,22 @@ class Prometheus(unittest.TestCase):
             self.assertNotIn("# TYPE zbatch_requests_total counter\n# TYPE",
                              r.stdout)  # one HELP/TYPE per family
             self.assertEqual(r.stdout.count("# TYPE zbatch_requests_total "), 1)
+
+    def test_recompression_only_with_a_secondary_codec(self):
+        # a device without one (or a module without recompression): no
+        # recomp_* families, empty recomp_codec in zbatch_swapdev_info
+        with tempfile.TemporaryDirectory() as root:
+            fake_tree(root)
+            b = "/sys/block/zbatchswap0/zbatch"
+            put(root, b + "/recomp_algorithm", "")
+            put(root, b + "/algorithm_params", "algo=lz4 level=5\n")
+            r = run(root)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            fams, s = samples(r.stdout)
+            self.assertFalse([f for f in fams if f.startswith("zbatch_swapdev_recomp_")])
+            self.assertEqual(s[("zbatch_swapdev_info", (("codec", "lz4"), ("device", "zbatchswap0"),
+                                                        ("level", "5"), ("recomp_codec", ""),
+                                                        ("recomp_level", "0"), ("unit", "16k")))], 1)
 
     def test_output_file_replaced_whole(self):
         with tempfile.TemporaryDirectory() as root, tempfile.TemporaryDirectory() as out:

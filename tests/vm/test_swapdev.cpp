@@ -773,7 +773,8 @@ TEST(Swapdev, PrometheusMetricsOfTheModuleAndADevice)
 	}
 	EXPECT_EQ(value["zbatch_module_loaded"], 1) << text;
 	EXPECT_EQ(value["zbatch_swapdev_info{device=\"" + dev + "\",codec=\"" + kCodec +
-			"\",level=\"0\",unit=\"16k\"}"], 1) << text;
+			"\",level=\"0\",unit=\"16k\",recomp_codec=\"\",recomp_level=\"0\"}"], 1)
+		<< text;
 	EXPECT_EQ(value["zbatch_swapdev_disksize_bytes{device=\"" + dev + "\"}"], 64 << 20);
 	auto i = info(d);
 	EXPECT_GT(i.orig_bytes, 0u);

@@ -166,9 +166,11 @@ void add_swapdev(Exposition &x, const SwapdevInfo &d)
 	const Labels dev = {{"device", d.name}};
 	const std::string p = "zbatch_swapdev_";
 	x.add(p + "info", "gauge",
-	      "A swap device and its settings (value 1; level 0: the codec's default).",
+	      "A swap device and its settings (value 1; level 0: the codec's default; "
+	      "recomp_codec: the secondary codec of recompression, empty: none).",
 	      {{"device", d.name}, {"codec", d.codec}, {"level", std::to_string(d.level)},
-	       {"unit", d.unit}},
+	       {"unit", d.unit}, {"recomp_codec", d.recomp_codec},
+	       {"recomp_level", std::to_string(d.recomp_level)}},
 	      1);
 	x.add(p + "disksize_bytes", "gauge", "Size of the device.", dev, d.disksize);
 	x.add(p + "mem_limit_bytes", "gauge", "Memory the device may use (0: no limit).", dev,
@@ -202,6 +204,30 @@ void add_swapdev(Exposition &x, const SwapdevInfo &d)
 		      "Pages read from the writeback device (bd_stat).", dev, d.bd_reads);
 		x.add(p + "bd_writes_total", "counter",
 		      "Pages written to the writeback device (bd_stat).", dev, d.bd_writes);
+	}
+	if (!d.recomp_codec.empty()) {
+		x.add(p + "recomp_budget_ratio", "gauge",
+		      "Share of one CPU the background recompression thread may take "
+		      "(recomp_budget; 0: no thread).",
+		      dev, fmt::format("{:.2f}", d.recomp_budget / 100.0));
+		x.add(p + "recomp_interval_seconds", "gauge",
+		      "Time between the background recompression thread's passes (recomp_interval).",
+		      dev, d.recomp_interval);
+		x.add(p + "recomp_pages", "gauge",
+		      "Pages stored with the secondary codec now (recomp_stat).", dev,
+		      d.recomp_pages);
+		x.add(p + "recomp_tried_pages_total", "counter",
+		      "Pages recompression compressed again (recomp_stat).", dev, d.recomp_tried);
+		x.add(p + "recomp_recompressed_pages_total", "counter",
+		      "Pages recompression stored smaller (recomp_stat).", dev, d.recomp_done);
+		x.add(p + "recomp_incompressible_pages_total", "counter",
+		      "Pages recompression could not shrink, not tried again (recomp_stat).", dev,
+		      d.recomp_incomp);
+		x.add(p + "recomp_saved_bytes_total", "counter",
+		      "Bytes recompression saved (recomp_stat).", dev, d.recomp_saved);
+		x.add(p + "recomp_cpu_seconds_total", "counter",
+		      "CPU time recompression took, its own and the engines' (recomp_stat).", dev,
+		      seconds(d.recomp_cpu_ns));
 	}
 	for (const auto &[k, v] : d.unit_stat) {
 		const bool gauge = unit_gauges.count(k);
