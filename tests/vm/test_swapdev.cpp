@@ -24,6 +24,7 @@
 
 #include "vm_util.hpp"
 #include "zbatch/device.hpp"
+#include "zbatch/json.hpp"
 #include "zbatch/pattern.hpp"
 #include "zbatch/swapdev.hpp"
 #include "zbatch/workload.hpp"
@@ -648,6 +649,62 @@ TEST(Swapdev, WritebackNeverReusesABlockUnderARead)
 	for (char *p : {a, b, c, got, got2})
 		free(p);
 	destroy(d);
+}
+
+// Recompression as an operator sets it up, through the CLI: a device made
+// with a secondary codec and a background budget (dev list shows both),
+// real data swapped out with lz4 in 64K folios, every page recompressed
+// with zstd by dev recompress (some shrink: recomp_stat's recompressed in
+// dev list --json), then every byte swapped back in, the recompressed
+// pages through the secondary codec. (What the kernel refuses, saves and
+// costs: SwapdevRecompress.)
+TEST(Swapdev, RecompressThroughTheCli)
+{
+	auto c = run(kCli + " --json dev create --size 256M --codec lz4 --unit 16k "
+			    "--recomp-algorithm zstd --recomp-budget 10 --recomp-interval 5");
+	ASSERT_EQ(c.status, 0) << c.output;
+	Dev d;
+	d.id = zbatch::Json::parse(c.output)["id"];
+	d.path = "/dev/zbatchswap" + std::to_string(d.id);
+	const std::string id = std::to_string(d.id);
+	auto list = run(kCli + " dev list");
+	EXPECT_NE(list.output.find("recompression with zstd, background 10% of a CPU every 5 s"),
+		  std::string::npos) << list.output;
+	swapon(d);
+	zbatch::Json rc, listed;
+	auto cfg = pageout(16, zbatch::Pattern::Real, "64kB");
+	cfg.passes = 1;
+	cfg.between = [&]() -> zbatch::Result<void> {
+		auto r = run(kCli + " --json dev recompress " + id);
+		if (r.status)
+			return zbatch::fail(EIO, "dev recompress: " + r.output);
+		rc = zbatch::Json::parse(r.output, nullptr, false);
+		auto l = run(kCli + " --json dev list");
+		for (const auto &j : zbatch::Json::parse(l.output, nullptr, false))
+			if (j.is_object() && j["id"] == d.id)
+				listed = j;
+		return {};
+	};
+	zbatch::SwapdevInfo after;
+	auto w = swap_through(d, cfg, &after);
+	ASSERT_TRUE(w) << w.error().message;
+	EXPECT_EQ(w->bad_bytes, 0u) << "recompressed pages did not read back";
+	zbatch::Json shown = zbatch::Json::object();
+	for (const auto &[k, v] : listed.items())
+		if (k.starts_with("recomp_"))
+			shown[k] = v;
+	std::cout << "dev recompress: " << rc.dump() << "\ndev list: " << shown.dump()
+		  << "\nsecondary reads: " << us(after, "secondary_reads") << "\n";
+	ASSERT_TRUE(listed.is_object()) << "the device not in dev list --json";
+	ASSERT_TRUE(rc.is_object()) << "dev recompress --json printed no JSON object";
+	EXPECT_EQ(listed["recomp_algorithm"], "zstd") << listed;
+	EXPECT_EQ(listed["recomp_budget"], 10) << listed;
+	EXPECT_EQ(listed["recomp_interval"], 5) << listed;
+	EXPECT_GT(listed["recomp_recompressed"].get<int64_t>(), 0) << listed;
+	EXPECT_GT(listed["recomp_saved_bytes"].get<int64_t>(), 0) << listed;
+	EXPECT_GT(rc.value("tried", 0), 0) << rc;
+	EXPECT_GT(us(after, "secondary_reads"), 0) << "nothing read through the secondary codec";
+	EXPECT_EQ(after.failed_reads + after.failed_writes, 0u);
 }
 
 // Compression levels (algorithm_params, as zram's): what a device accepts
