@@ -37,9 +37,10 @@
  * reclaim; when that fails the pass stops, the old objects stay.
  *
  * Locks (locks.h): rc.lock (the thread and its settings) before
- * init_lock (read), then rc.run (one recompression at a time: a second
- * writer gets EAGAIN, as zram's; the thread skips its pass), then a
- * stream's lock (the reads), then slot locks.
+ * init_lock (read), then rc.run (one recompression at a time: the pages
+ * a run chose carry a mark that only one run may own: a writer waits
+ * for another writer's run or the thread's batch, the thread for a
+ * writer's run), then a stream's lock (the reads), then slot locks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

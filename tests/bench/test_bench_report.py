@@ -95,6 +95,21 @@ class Swapdev(unittest.TestCase):
         self.assertIn("| 0.456 | -10.0% | -0.7% |", t)
         self.assertIn("against 4 KiB blocks: 16k blocks -10.0%", t)
 
+    def test_recompression(self):
+        # saving 1 - 12 MB / 16 MiB against zram zstd's the same: 1.00x;
+        # CPU: (8192 - 192 pages) x (30517 + 100000 ns) = 1.04 s over 0.5 s;
+        # background: swap-out 0.84 / 0.8, swap-in 0.8 / 0.8
+        t = br.recomp_table([os.path.join(RUN, "swapdev-runs-1.txt")])
+        self.assertIn("| lz4 -> zstd | 4k | every page, `recompress` | 28.47 [28.47-28.47] | "
+                      "28.47 [28.47-28.47] | 1.00 [1.00-1.00] | 2.09 [2.09-2.09] | "
+                      "0.60 [0.60-0.60] | - |", t)
+        self.assertIn("| lz4 -> zstd | 16k | background, another device | - | - | - | - | - | "
+                      "out 1.05 [1.05-1.05], in 1.00 [1.00-1.00]; 1500 pages tried meanwhile |", t)
+        self.assertEqual(br.recomp_table([os.path.join(HERE, "swapdev-runs.txt")]),
+                         "(not measured)")
+        # recompression's rows stay out of the device table
+        self.assertNotIn("recomp", br.swapdev_table([os.path.join(RUN, "swapdev-runs-1.txt")]))
+
     def test_wrong_field_count_names_the_line(self):
         p = self.boot("zram lz4 - 64kB real 1 whole 1 1.0\n")
         with self.assertRaises(SystemExit) as e:
