@@ -15,17 +15,18 @@
  *   acx.lock (mutex, exec_acomp.c): the device executor's attach/detach
  *     and its driver name. Inside: its probe runs batches (ctx_pool_lock, a job's waitq.lock,
  *     an instance's free_lock), detach takes acx.grave_lock.
- *   zb_lock (mutex, swapdev.c): the swap device table; then a device's
+ *   zb_lock (mutex, swapdev.c): the swap device table; inside it (a
+ *     device's removal) or alone (recomp_budget), zb_recomp.lock.
+ *   zb_recomp.lock (mutex, swapdev_recomp.c): a swap device's
+ *     recompression thread and budget; stops the thread (kthread_stop())
+ *     holding it, so outside the device's init_lock (the thread takes
+ *     init_lock (read), then zb_recomp.run). Then, as under zb_lock, a device's
  *     init_lock (rw_semaphore): configuration and teardown, inside which
  *     the CPU hotplug lock (the device's streams come and go with CPUs).
  *     Inside them: allocations, zbatch_ctx_prepare() and a stream's lock.
  *   zb_backing.lock (mutex, swapdev_wb.c): one writeback of a swap
  *     device, inside its init_lock (read); inside: synchronize_srcu() on
  *     the device's bd.srcu (holding no stream), then a stream's lock.
- *   zb_recomp.lock (mutex, swapdev_recomp.c): a swap device's
- *     recompression thread and budget; stops the thread (kthread_stop())
- *     holding it, so outside the device's init_lock (the thread takes
- *     init_lock (read), then zb_recomp.run).
  *   zb_recomp.run (mutex, swapdev_recomp.c): one recompression of a swap
  *     device, inside its init_lock (read); inside: a stream's lock (the
  *     reads), the batch path, slot locks.

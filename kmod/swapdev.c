@@ -771,7 +771,7 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 		}
 		secondary |= v.secondary;
 		if (v.kind == ZB_VIEW_WB) {
-			wbs++;
+			wbs += !bg;
 		} else if (v.kind == ZB_VIEW_PAGE) {
 			reqs++;
 			bytes += v.len;
@@ -818,6 +818,16 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 		zb_slot_view(z, index + i, &v);
 		switch (v.kind) {
 		case ZB_VIEW_WB:
+			/*
+			 * A background read meets a written-back page only if
+			 * it changed since it was chosen (recompression's page,
+			 * written back since: its mark went with it, so its
+			 * commit refuses the copy): not read, zeros.
+			 */
+			if (bg) {
+				memset(dst[i], 0, PAGE_SIZE);
+				break;
+			}
 			zb_bd_read_add(z, &io->bd, v.word, dst[i]);
 			break;
 		case ZB_VIEW_EMPTY:

@@ -151,6 +151,7 @@ struct zb_recomp {
 	wait_queue_head_t wait;		/* its sleeps; kthread_stop() ends them */
 	unsigned int budget;		/* percent of one CPU, 0: no thread */
 	unsigned int interval;		/* s between its passes */
+	bool kick;			/* @interval changed: the thread looks again */
 };
 
 /*

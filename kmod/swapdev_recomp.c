@@ -39,8 +39,8 @@
  * Locks (locks.h): rc.lock (the thread and its settings) before
  * init_lock (read), then rc.run (one recompression at a time: the pages
  * a run chose carry a mark that only one run may own: a writer waits
- * for another writer's run or the thread's batch, the thread for a
- * writer's run), then a stream's lock (the reads), then slot locks.
+ * for another writer's run or the thread's batch; the thread ends its
+ * pass when a writer runs), then a stream's lock (the reads), then slot locks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -342,7 +342,11 @@ static void rc_pass(struct zb_swapdev *z)
 			up_read(&z->init_lock);
 			break;		/* the next pass tries again */
 		}
-		mutex_lock(&z->rc.run);
+		/* a writer's run (it may take minutes): this pass ends */
+		if (!mutex_trylock(&z->rc.run)) {
+			up_read(&z->init_lock);
+			break;
+		}
 		t0 = rc_cpu_now();
 		ret = rc_batch(z, rc, &index, &a);
 		ns = rc_cpu_now() - t0;
@@ -357,7 +361,7 @@ static void rc_pass(struct zb_swapdev *z)
 	if (kthread_should_stop())
 		return;
 	down_read(&z->init_lock);
-	if (z->disksize) {
+	if (z->disksize && z->codec2 >= 0) {
 		t0 = rc_cpu_now();
 		zb_mark_idle(z);
 		zb_stat_add(z, ZBS_RECOMP_CPU_NS, rc_cpu_now() - t0);
@@ -365,17 +369,29 @@ static void rc_pass(struct zb_swapdev *z)
 	up_read(&z->init_lock);
 }
 
+/*
+ * A pass every recomp_interval seconds after the end of the previous
+ * (the first an interval after the start); a new interval counts from
+ * there at once (recomp_interval_store() wakes the thread).
+ */
 static int rc_thread(void *data)
 {
 	struct zb_swapdev *z = data;
+	unsigned long last = jiffies;
 
 	set_freezable();
 	set_user_nice(current, MAX_NICE);
 	while (!kthread_should_stop()) {
-		wait_event_freezable_timeout(z->rc.wait, kthread_should_stop(),
-					     READ_ONCE(z->rc.interval) * HZ);
-		if (!kthread_should_stop())
-			rc_pass(z);
+		unsigned long due = last + READ_ONCE(z->rc.interval) * HZ;
+
+		if (time_before(jiffies, due)) {
+			wait_event_freezable_timeout(z->rc.wait, kthread_should_stop() ||
+						     READ_ONCE(z->rc.kick), due - jiffies);
+			WRITE_ONCE(z->rc.kick, false);
+			continue;
+		}
+		rc_pass(z);
+		last = jiffies;
 	}
 	return 0;
 }
@@ -538,7 +554,7 @@ static ssize_t recompress_store(struct device *d, struct device_attribute *attr,
 	if (a.threshold >= PAGE_SIZE)
 		return -EINVAL;
 	down_read(&z->init_lock);
-	if (!z->disksize || (codec >= 0 && codec != z->codec2)) {
+	if (!z->disksize) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -546,12 +562,17 @@ static ssize_t recompress_store(struct device *d, struct device_attribute *attr,
 		ret = -ENODEV;	/* no secondary codec: recomp_algorithm */
 		goto out;
 	}
+	if (codec >= 0 && codec != z->codec2) {
+		ret = -EINVAL;	/* not the secondary codec */
+		goto out;
+	}
 	rc = rc_alloc(z->codec2);
 	if (!rc) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = mutex_lock_killable(&z->rc.run);
+	/* another writer's run may take minutes: not a hung task */
+	ret = mutex_lock_interruptible(&z->rc.run);
 	if (!ret) {
 		while (!ret && index < z->nr_pages && a.max_pages) {
 			ret = rc_batch(z, rc, &index, &a);
@@ -584,6 +605,11 @@ static ssize_t recomp_budget_store(struct device *d, struct device_attribute *a,
 		return ret;
 	if (pct > 100)
 		return -ERANGE;
+	down_read(&z->init_lock);
+	ret = pct && z->codec2 < 0 ? -ENODEV : 0;	/* recomp_algorithm first */
+	up_read(&z->init_lock);
+	if (ret)
+		return ret;
 	mutex_lock(&z->rc.lock);
 	WRITE_ONCE(z->rc.budget, pct);
 	ret = rc_thread_update(z);
@@ -612,6 +638,8 @@ static ssize_t recomp_interval_store(struct device *d, struct device_attribute *
 	if (!s || s > ZB_RC_INTERVAL_MAX)
 		return -ERANGE;
 	WRITE_ONCE(z->rc.interval, s);
+	WRITE_ONCE(z->rc.kick, true);
+	wake_up(&z->rc.wait);
 	return len;
 }
 

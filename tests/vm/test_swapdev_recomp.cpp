@@ -123,6 +123,10 @@ TEST(SwapdevRecompress, RefusalsAndSettings)
 		RcDev plain("4k", "lz4", "");
 		EXPECT_EQ(sysfs_write(plain.dir + "/recompress", "type=idle"), ENODEV)
 			<< "no secondary codec";
+		EXPECT_EQ(sysfs_write(plain.dir + "/recompress", "algo=zstd"), ENODEV);
+		EXPECT_EQ(sysfs_write(plain.dir + "/recomp_budget", "10"), ENODEV)
+			<< "a thread with nothing to recompress";
+		EXPECT_EQ(sysfs_write(plain.dir + "/recomp_budget", "0"), 0);
 		EXPECT_EQ(sysfs_read(plain.dir + "/recomp_algorithm"), "");
 		EXPECT_EQ(sysfs_write(plain.dir + "/recomp_algorithm", "algo=zstd"), EBUSY)
 			<< "after disksize";
@@ -246,13 +250,19 @@ TEST(SwapdevRecompress, BackgroundKeepsItsBudget)
 	uint64_t stored = d.stored_pages();
 	auto comm = "zbatchswap" + std::to_string(d.id) + "-rc";
 	auto threads = [&] { return run("grep -lx " + comm + " /proc/[0-9]*/comm").output; };
+	// the thread's own CPU time, as the scheduler has it to the ns
+	// (/proc/PID/schedstat), beside what recomp_stat counts
+	auto sched_ns = [&] {
+		auto r = run("cat $(dirname $(grep -lx " + comm + " /proc/[0-9]*/comm))/schedstat");
+		return r.status ? 0ull : std::stoull(r.output);
+	};
 	EXPECT_EQ(threads(), "") << "a thread without a budget";
 	ASSERT_EQ(sysfs_write(d.dir + "/recomp_interval", "1"), 0);
 	ASSERT_EQ(sysfs_write(d.dir + "/recomp_budget", "5"), 0);
 	EXPECT_NE(threads(), "") << "no background thread";
 	using clk = std::chrono::steady_clock;
 	auto t_first = clk::time_point{}, t_last = t_first;
-	uint64_t cpu_first = 0, cpu_last = 0, tried = 0;
+	uint64_t cpu_first = 0, cpu_last = 0, tried = 0, sched_first = 0, sched_last = 0;
 	auto deadline = clk::now() + std::chrono::seconds(120 * slow_factor());
 	while (clk::now() < deadline) {
 		std::this_thread::sleep_for(std::chrono::milliseconds(250));
@@ -260,11 +270,13 @@ TEST(SwapdevRecompress, BackgroundKeepsItsBudget)
 		if (rs.at(1) && t_first == clk::time_point{}) {
 			t_first = clk::now();
 			cpu_first = rs.at(5);
+			sched_first = sched_ns();
 		}
 		if (rs.at(1) > tried) {
 			tried = rs.at(1);
 			t_last = clk::now();
 			cpu_last = rs.at(5);
+			sched_last = sched_ns();
 		}
 		if (tried == stored)
 			break;
@@ -272,11 +284,18 @@ TEST(SwapdevRecompress, BackgroundKeepsItsBudget)
 	ASSERT_EQ(tried, stored) << "the thread did not get through the device";
 	double wall = std::chrono::duration<double>(t_last - t_first).count();
 	double share = (cpu_last - cpu_first) / 1e9 / wall;
+	double sched = (sched_last - sched_first) / 1e9 / wall;
 	std::cout << "background: " << (cpu_last - cpu_first) / 1e6 << " ms CPU in " << wall
-		  << " s: " << 100 * share << "% of a CPU (budget 5%)\n";
+		  << " s: " << 100 * share << "% of a CPU (budget 5%); the scheduler's "
+		  << (sched_last - sched_first) / 1e6 << " ms: " << 100 * sched << "%\n";
 	RecordProperty("cpu_share_pct", std::to_string(100 * share));
+	RecordProperty("sched_share_pct", std::to_string(100 * sched));
 	EXPECT_GT(wall, 1.0) << "the work was too short to measure a share";
 	EXPECT_LT(share, 0.05 * 1.5) << "over its budget";
+	// its batches run on the thread (no engines): the scheduler's count
+	// of its time checks recomp_stat's
+	EXPECT_GT(sched_last, sched_first) << "no schedstat for the thread";
+	EXPECT_LT(sched, 0.05 * 1.5) << "over its budget by the scheduler's count";
 	EXPECT_TRUE(reads_back(d.path, data));
 	ASSERT_EQ(sysfs_write(d.dir + "/recomp_budget", "0"), 0);
 	EXPECT_EQ(threads(), "") << "the thread outlived its budget";
