@@ -755,6 +755,7 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 	const struct zb_unit *u = NULL;
 	unsigned long mine = 0;		/* region pages still in unit u */
 	bool whole = true, direct, secondary = false, usec = false;
+	u32 now = bg ? 0 : zb_slot_now();
 	struct zb_view v;
 	int ret = 0;
 
@@ -814,7 +815,7 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 		if (!dst[i])
 			continue;
 		if (!bg)
-			zb_slot_accessed(z, index + i);
+			zb_slot_accessed(z, index + i, now);
 		zb_slot_view(z, index + i, &v);
 		switch (v.kind) {
 		case ZB_VIEW_WB:

@@ -317,8 +317,9 @@ void zb_reserve_drop(struct zb_swapdev *z, struct zb_reserve *rv);
 #define ZB_WB_IDLE	BIT(0)	/* only idle pages */
 #define ZB_WB_HUGE	BIT(1)	/* only pages stored raw */
 #define ZB_WB_INCOMP	BIT(2)	/* only pages recompression could not shrink */
-bool zb_slot_mark_idle(struct zb_swapdev *z, unsigned long index);
-void zb_slot_accessed(struct zb_swapdev *z, unsigned long index);
+u32 zb_slot_now(void);
+bool zb_slot_mark_idle(struct zb_swapdev *z, unsigned long index, u32 age, u32 now);
+void zb_slot_accessed(struct zb_swapdev *z, unsigned long index, u32 now);
 bool zb_slot_wb_fits(struct zb_swapdev *z, unsigned long index, unsigned int mode,
 		     bool *unit);
 void zb_slot_wb_choose(struct zb_swapdev *z, unsigned long index);
@@ -342,7 +343,7 @@ void zb_bd_read_add(struct zb_swapdev *z, struct zb_bd_reads *rd, unsigned long 
 		    u8 *dst);
 int zb_bd_reads_run(struct zb_bd_reads *rd);
 void zb_bd_reads_drop(struct zb_bd_reads *rd);
-void zb_mark_idle(struct zb_swapdev *z);
+void zb_mark_idle(struct zb_swapdev *z, u32 age);
 int zb_bd_wq_create(void);
 void zb_bd_wq_destroy(void);
 

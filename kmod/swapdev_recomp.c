@@ -363,7 +363,7 @@ static void rc_pass(struct zb_swapdev *z)
 	down_read(&z->init_lock);
 	if (z->disksize && z->codec2 >= 0) {
 		t0 = rc_cpu_now();
-		zb_mark_idle(z);
+		zb_mark_idle(z, 0);
 		zb_stat_add(z, ZBS_RECOMP_CPU_NS, rc_cpu_now() - t0);
 	}
 	up_read(&z->init_lock);

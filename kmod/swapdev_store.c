@@ -23,6 +23,7 @@
 #include <linux/mm.h>
 #include <linux/bit_spinlock.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 #include <linux/zsmalloc.h>
 
@@ -48,6 +49,15 @@
 #define ZB_SLOT_RECOMP		27	/* compressed with the secondary codec */
 #define ZB_SLOT_UNDER_RC	28	/* chosen by recompression, unchanged since */
 #define ZB_SLOT_INCOMP		29	/* recompression could not shrink it */
+/*
+ * Bits 32-63: when the page was last written or read, in seconds of boot
+ * time (coarse: no clock read beyond the tick's; 2^32 s is 136 years),
+ * for "idle N" (zram's ac_time, CONFIG_ZRAM_TRACK_ENTRY_ACTIME, always
+ * kept: the word has the room). Cleared with the slot; a recompressed
+ * page keeps its time (the same data, not touched by anyone).
+ */
+#define ZB_SLOT_ATIME_SHIFT	32
+static_assert(BITS_PER_LONG == 64, "a slot's time needs the upper half of its flags");
 
 struct zb_slot {
 	unsigned long flags;
@@ -133,6 +143,23 @@ static void slot_clear(struct zb_slot *s)
 	s->handle = 0;
 }
 
+static u32 zb_now(void)
+{
+	return (u32)ktime_get_boottime_seconds();
+}
+
+static u32 slot_atime(struct zb_slot *s)
+{
+	return s->flags >> ZB_SLOT_ATIME_SHIFT;
+}
+
+/* Under the slot lock. */
+static void slot_set_atime(struct zb_slot *s, u32 t)
+{
+	s->flags = (s->flags & GENMASK(ZB_SLOT_ATIME_SHIFT - 1, 0)) |
+		   ((unsigned long)t << ZB_SLOT_ATIME_SHIFT);
+}
+
 static void unit_free(struct zb_swapdev *z, struct zb_unit *u)
 {
 	unsigned int i;
@@ -189,16 +216,31 @@ static bool slot_fits(struct zb_slot *s, unsigned int mode)
 	       (!(mode & ZB_WB_INCOMP) || slot_test(s, ZB_SLOT_INCOMP));
 }
 
-/* "idle": mark a page that is in memory idle; whether it was marked. */
-bool zb_slot_mark_idle(struct zb_swapdev *z, unsigned long index)
+/*
+ * "idle": mark a page that is in memory idle if it was last written or
+ * read at least @age seconds before @now (0: any page), else unmark it
+ * (as zram's mark_idle(): "idle N" says which pages are idle now);
+ * whether it is marked.
+ */
+bool zb_slot_mark_idle(struct zb_swapdev *z, unsigned long index, u32 age, u32 now)
 {
 	struct zb_slot *s = &z->slots[index];
 
 	slot_assert_locked(z, index);
 	if (!slot_in_memory(s))
 		return false;
+	if (age && now - slot_atime(s) < age) {
+		__clear_bit(ZB_SLOT_IDLE, &s->flags);
+		return false;
+	}
 	__set_bit(ZB_SLOT_IDLE, &s->flags);
 	return true;
+}
+
+/* The time a slot's reads are stamped with, and "idle N" counts from. */
+u32 zb_slot_now(void)
+{
+	return zb_now();
 }
 
 /*
@@ -207,11 +249,13 @@ bool zb_slot_mark_idle(struct zb_swapdev *z, unsigned long index)
  * chosen is not cold; zb_slot_wb_commit() then refuses and the block is
  * dropped, zb_store_recompressed() refuses and its objects are freed).
  */
-void zb_slot_accessed(struct zb_swapdev *z, unsigned long index)
+void zb_slot_accessed(struct zb_swapdev *z, unsigned long index, u32 now)
 {
+	struct zb_slot *s = &z->slots[index];
+
 	slot_assert_locked(z, index);
-	z->slots[index].flags &= ~(BIT(ZB_SLOT_IDLE) | BIT(ZB_SLOT_UNDER_WB) |
-				   BIT(ZB_SLOT_UNDER_RC));
+	s->flags &= ~(BIT(ZB_SLOT_IDLE) | BIT(ZB_SLOT_UNDER_WB) | BIT(ZB_SLOT_UNDER_RC));
+	slot_set_atime(s, now);
 }
 
 /*
@@ -355,6 +399,7 @@ static void used_max(struct zb_swapdev *z)
 void zb_store_same(struct zb_swapdev *z, unsigned long index, unsigned long word)
 {
 	struct zb_slot *s = &z->slots[index];
+	u32 now = zb_now();
 
 	zb_slot_lock(z, index);
 	if (slot_test(s, ZB_SLOT_UNIT))
@@ -362,6 +407,7 @@ void zb_store_same(struct zb_swapdev *z, unsigned long index, unsigned long word
 	zb_slot_free(z, index);
 	s->handle = word;
 	__set_bit(ZB_SLOT_SAME, &s->flags);
+	slot_set_atime(s, now);
 	zb_stat_add(z, ZBS_SAME_PAGES, 1);
 	zb_stat_add(z, ZBS_ORIG_PAGES, 1);
 	zb_slot_unlock(z, index);
@@ -482,6 +528,7 @@ int zb_store_page(struct zb_swapdev *z, unsigned long index, const void *data,
 		  unsigned int len, struct zb_reserve *rv)
 {
 	struct zb_slot *s = &z->slots[index];
+	u32 now = zb_now();
 	unsigned long h;
 
 	/* a reserve was made under the limit: its store goes through */
@@ -500,6 +547,7 @@ int zb_store_page(struct zb_swapdev *z, unsigned long index, const void *data,
 	zb_slot_free(z, index);
 	s->handle = h;
 	s->flags |= len;
+	slot_set_atime(s, now);
 	if (len == PAGE_SIZE) {
 		__set_bit(ZB_SLOT_HUGE, &s->flags);
 		zb_stat_add(z, ZBS_HUGE_PAGES, 1);
@@ -516,6 +564,7 @@ int zb_store_unit(struct zb_swapdev *z, unsigned long index, unsigned int nr_pag
 		  const void *data, unsigned int clen, struct zb_reserve *rv)
 {
 	unsigned int i, k = DIV_ROUND_UP(clen, PAGE_SIZE);
+	u32 now = zb_now();
 	struct zb_unit *u;
 
 	/* a reserve was made under the limit: its store goes through */
@@ -553,6 +602,7 @@ int zb_store_unit(struct zb_swapdev *z, unsigned long index, unsigned int nr_pag
 		zb_slot_free(z, index + i);
 		s->handle = (unsigned long)u;
 		s->flags |= BIT(ZB_SLOT_UNIT) | ((unsigned long)i << ZB_SLOT_IDX_SHIFT);
+		slot_set_atime(s, now);
 	}
 	zb_stat_add(z, ZBS_ORIG_PAGES, nr_pages);
 	zb_slots_unlock(z, index, nr_pages);
@@ -581,6 +631,7 @@ int zb_store_recompressed(struct zb_swapdev *z, unsigned long index, unsigned in
 {
 	unsigned int i, k = DIV_ROUND_UP(clen, PAGE_SIZE);
 	unsigned long h[ZB_UNIT_MAX_PAGES] = {};
+	u32 atime[ZB_UNIT_MAX_PAGES];
 	struct zb_unit *u = NULL;
 	int ret = 0;
 
@@ -607,8 +658,10 @@ int zb_store_recompressed(struct zb_swapdev *z, unsigned long index, unsigned in
 		zb_slots_unlock(z, index, nr_pages);
 		goto err;
 	}
-	for (i = 0; i < nr_pages; i++)
+	for (i = 0; i < nr_pages; i++) {
+		atime[i] = slot_atime(&z->slots[index + i]);
 		zb_slot_free(z, index + i);
+	}
 	if (u) {
 		u->nr_pages = nr_pages;
 		u->clen = clen;
@@ -624,6 +677,7 @@ int zb_store_recompressed(struct zb_swapdev *z, unsigned long index, unsigned in
 	}
 	for (i = 0; i < nr_pages; i++) {
 		z->slots[index + i].flags |= BIT(ZB_SLOT_RECOMP);
+		slot_set_atime(&z->slots[index + i], atime[i]);
 		if (u)
 			z->slots[index + i].flags |= BIT(ZB_SLOT_UNIT) |
 				((unsigned long)i << ZB_SLOT_IDX_SHIFT);

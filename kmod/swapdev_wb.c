@@ -659,36 +659,50 @@ out:
 }
 
 /*
- * Every page in memory idle until it is read or rewritten; under
- * init_lock (read), disksize set ("idle", the recompression thread).
+ * Mark idle every page in memory last written or read at least @age
+ * seconds ago (0: every page), and unmark the rest (zb_slot_mark_idle());
+ * a mark holds until the page is read or rewritten. Under init_lock
+ * (read), disksize set ("idle", the recompression thread).
  */
-void zb_mark_idle(struct zb_swapdev *z)
+void zb_mark_idle(struct zb_swapdev *z, u32 age)
 {
+	u32 now = zb_slot_now();
 	unsigned long i;
 
 	for (i = 0; i < z->nr_pages; i++) {
 		zb_slot_lock(z, i);
-		zb_slot_mark_idle(z, i);
+		zb_slot_mark_idle(z, i, age, now);
 		zb_slot_unlock(z, i);
 		if (!(i % 1024))
 			cond_resched();
 	}
 }
 
-/* "all": every page in memory is idle until it is read or rewritten. */
+/*
+ * "all": every page in memory is idle until it is read or rewritten; a
+ * number of seconds N: the pages not written or read in the last N
+ * seconds are, the others are not (zram's with
+ * CONFIG_ZRAM_TRACK_ENTRY_ACTIME; 0 is "all").
+ */
 static ssize_t idle_store(struct device *d, struct device_attribute *a,
 			  const char *buf, size_t len)
 {
 	struct zb_swapdev *z = dev_z(d);
+	u64 age = 0;
 	int ret = 0;
 
-	if (!sysfs_streq(buf, "all"))
-		return -EINVAL;		/* no ages: slots keep no access time */
+	if (!sysfs_streq(buf, "all")) {
+		ret = kstrtou64(buf, 10, &age);
+		if (ret)
+			return ret;
+		/* older than boot time can hold: no page is */
+		age = min_t(u64, age, U32_MAX);
+	}
 	down_read(&z->init_lock);
 	if (!z->disksize)
 		ret = -EINVAL;
 	else
-		zb_mark_idle(z);
+		zb_mark_idle(z, age);
 	up_read(&z->init_lock);
 	return ret ?: len;
 }

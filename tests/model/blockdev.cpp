@@ -538,10 +538,19 @@ int sysfs_put(const std::string &path, const std::string &v)
 	return e;
 }
 
+// What "idle" is written: "all" half the time, else an age of 0-2 s
+// (zram's "idle N": which pages it marks depends on the clock, what they
+// read back must not).
+static std::string idle_arg(Worker &w)
+{
+	return w.rng.chance(50) ? "all" : std::to_string(w.rng.range(0, 2));
+}
+
 // Pages moved to the backing device as the others run: what they hold
 // must not change, so the model does not; every later read checks them.
-// "idle" marks every page in memory, "writeback idle" moves those not
-// read or written since (a race with every other thread's ops), "huge"
+// "idle" marks every page in memory (or, by age, those not read or
+// written in the last 0-2 s), "writeback idle" moves those not read or
+// written since (a race with every other thread's ops), "huge"
 // the incompressible ones, page_index one page of this worker's.
 void Checker::writeback(Worker &w, uint64_t op)
 {
@@ -552,13 +561,17 @@ void Checker::writeback(Worker &w, uint64_t op)
 	// incompressible: pages recompression could not shrink (zbatch's)
 	std::array<unsigned, 4> weights = {40, 20, 40, c_.recompress.empty() ? 0u : 20u};
 	switch (w.rng.pick(weights)) {
-	case 0:
+	case 0: {
+		std::string idle = idle_arg(w);
 		what = "idle";
-		if (int e = put("idle", "all")) {
-			fail(op, UINT64_MAX, fmt::format("writeback: idle all: {}", std::strerror(-e)));
+		log_.add(fmt::format("#{} idle {}", op, idle));
+		if (int e = put("idle", idle)) {
+			fail(op, UINT64_MAX, fmt::format("writeback: idle {}: {}", idle,
+							 std::strerror(-e)));
 			return;
 		}
 		break;
+	}
 	case 1: what = "huge"; break;
 	case 2: what = fmt::format("page_index={}", w.rng.range(w.lo, w.hi - 1)); break;
 	default: what = "incompressible"; break;
@@ -588,13 +601,17 @@ void Checker::recompress(Worker &w, uint64_t op)
 	std::string what;
 	static constexpr std::array<unsigned, 4> weights = {40, 20, 20, 20};
 	switch (w.rng.pick(weights)) {
-	case 0:
+	case 0: {
+		std::string idle = idle_arg(w);
 		what = "type=idle";
-		if (int e = put("idle", "all")) {
-			fail(op, UINT64_MAX, fmt::format("recompress: idle all: {}", std::strerror(-e)));
+		log_.add(fmt::format("#{} idle {}", op, idle));
+		if (int e = put("idle", idle)) {
+			fail(op, UINT64_MAX, fmt::format("recompress: idle {}: {}", idle,
+							 std::strerror(-e)));
 			return;
 		}
 		break;
+	}
 	case 1: what = "type=huge"; break;
 	case 2:
 		what = fmt::format("max_pages={} threshold={}", w.rng.range(1, 64),

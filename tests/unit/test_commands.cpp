@@ -927,6 +927,33 @@ TEST(CmdDev, RecompressAndWritebackIncompressible)
 	EXPECT_EQ(parse_json(s.con.out)["mode"], "incompressible");
 }
 
+// dev idle: every page ("all"), or by age (zram's "idle N"), said in the
+// output and in JSON.
+TEST(CmdDev, IdleAllOrByAge)
+{
+	FakeSystem s;
+	s.load_module();
+	list_device(s, 0, "deflate [lz4] zstd lzo", "[4k] 16k 64k");
+	const std::string dir = "/sys/block/zbatchswap0/zbatch/";
+	s.tree.put(dir + "idle", "");
+	ASSERT_EQ(exit_of(run_dev_idle(s.ctx, 0, -1)), 0);
+	EXPECT_EQ(s.read(dir + "idle"), "all");
+	EXPECT_NE(s.con.out.find("every page in memory marked idle"), std::string::npos)
+		<< s.con.out;
+	s.con.out.clear();
+	ASSERT_EQ(exit_of(run_dev_idle(s.ctx, 0, 3600)), 0);
+	EXPECT_EQ(s.read(dir + "idle"), "3600");
+	EXPECT_NE(s.con.out.find("not written or read in the last 3600 s marked idle"),
+		  std::string::npos) << s.con.out;
+	s.con.out.clear();
+	s.ctx.json = true;
+	ASSERT_EQ(exit_of(run_dev_idle(s.ctx, 0, 0)), 0);
+	EXPECT_EQ(s.read(dir + "idle"), "0");
+	auto j = parse_json(s.con.out);
+	EXPECT_EQ(j["idle"], "zbatchswap0");
+	EXPECT_EQ(j["age_s"], 0);
+}
+
 // ---- dev create --swap, dev setup / teardown (the configuration file) ----
 
 namespace {

@@ -172,6 +172,14 @@ TEST(Swapdev, WritebackRefusesAnUnknownModeAndAModuleWithout)
 	auto gone = zbatch::swapdev_mark_idle(tree, 4);
 	ASSERT_FALSE(gone);
 	EXPECT_EQ(gone.error().code, ENODEV);
+	t.put("/sys/block/zbatchswap0/zbatch/idle", "");
+	EXPECT_TRUE(zbatch::swapdev_mark_idle(tree, 0));
+	EXPECT_EQ(slurp(t.root() / "sys/block/zbatchswap0/zbatch/idle"), "all");
+	EXPECT_TRUE(zbatch::swapdev_mark_idle(tree, 0, 3600));
+	EXPECT_EQ(slurp(t.root() / "sys/block/zbatchswap0/zbatch/idle"), "3600");
+	auto far = zbatch::swapdev_mark_idle(tree, 0, zbatch::kIdleAgeMax + 1);
+	ASSERT_FALSE(far);
+	EXPECT_EQ(far.error().message, "idle age 4294967296 s: at most 4294967295 s");
 	t.put("/sys/block/zbatchswap0/zbatch/writeback", "");
 	EXPECT_TRUE(zbatch::swapdev_writeback(tree, 0, "page_index=12"));
 	EXPECT_EQ(slurp(t.root() / "sys/block/zbatchswap0/zbatch/writeback"), "page_index=12");

@@ -548,7 +548,8 @@ TEST(Swapdev, WritebackRefusalsAndLimit)
 	EXPECT_EQ(sysfs_write(dir + "/writeback", "incompressible"), 0) << "none found: nothing";
 	EXPECT_EQ(sysfs_write(dir + "/writeback", "cold"), EINVAL);
 	EXPECT_EQ(sysfs_write(dir + "/writeback", "page_index=4096"), EINVAL) << "past the end";
-	EXPECT_EQ(sysfs_write(dir + "/idle", "3600"), EINVAL) << "no ages";
+	EXPECT_EQ(sysfs_write(dir + "/idle", "-1"), EINVAL);
+	EXPECT_EQ(sysfs_write(dir + "/idle", "soon"), EINVAL);
 	// 64 pages of text, 5 may go, then 5 more
 	auto text = zbatch::generate(zbatch::Pattern::Text, 64 * 4096, 7);
 	{
@@ -605,6 +606,54 @@ TEST(Swapdev, WritebackRefusalsAndLimit)
 	ASSERT_EQ(run("dd if=" + u.path + " of=/tmp/wb.out bs=64k count=1 iflag=direct "
 		      "status=none && cmp -n 65536 /tmp/wb.in /tmp/wb.out").status, 0);
 	destroy(u);
+}
+
+// "idle N" (zram's, by age): pages written 3 s ago are idle at 2 s, pages
+// written just now are not, nor one of the old ones read just now; a
+// larger age unmarks what "all" marked; 0 marks every page, as "all".
+// What writeback idle then takes says which pages were marked.
+TEST(Swapdev, IdleByAgeMarksOnlyPagesNotTouchedSince)
+{
+	auto disk = backing_disk(256);
+	ASSERT_FALSE(disk.empty()) << "no block device to write back to";
+	auto d = create_wb("4M", "4k", disk);
+	auto dir = wb_dir(d);
+	auto id = std::to_string(d.id);
+	auto text = zbatch::generate(zbatch::Pattern::Text, 16 * 4096, 11);
+	{
+		std::ofstream f("/tmp/age.in", std::ios::binary);
+		f.write(reinterpret_cast<const char *>(text.data()), text.size());
+	}
+	// pages 0-7 now, 8-15 three seconds later
+	ASSERT_EQ(run("dd if=/tmp/age.in of=" + d.path + " bs=32k count=1 oflag=direct "
+		      "status=none").status, 0);
+	sleep(3);
+	ASSERT_EQ(run("dd if=/tmp/age.in of=" + d.path + " bs=32k skip=1 seek=1 count=1 "
+		      "oflag=direct status=none").status, 0);
+	ASSERT_EQ(run("dd if=" + d.path + " of=/dev/null bs=4k skip=2 count=1 iflag=direct "
+		      "status=none").status, 0);
+	// every page idle, then an age no page has: none is
+	ASSERT_EQ(run(kCli + " dev idle " + id).status, 0);
+	auto none = run(kCli + " dev idle " + id + " --age 3600");
+	ASSERT_EQ(none.status, 0) << none.output;
+	EXPECT_NE(none.output.find("not written or read in the last 3600 s"), std::string::npos)
+		<< none.output;
+	ASSERT_EQ(run(kCli + " dev writeback " + id + " idle").status, 0);
+	EXPECT_EQ(info(d).bd_writes, 0u) << "idle 3600 left marks of idle all";
+	auto aged = run(kCli + " --json dev idle " + id + " --age 2");
+	ASSERT_EQ(aged.status, 0) << aged.output;
+	EXPECT_NE(aged.output.find("\"age_s\": 2"), std::string::npos) << aged.output;
+	ASSERT_EQ(run(kCli + " dev writeback " + id + " idle").status, 0);
+	EXPECT_EQ(info(d).bd_writes, 7u) << "pages 0-7 but page 2 (read since)";
+	EXPECT_EQ(sysfs_write(dir + "/idle", "0"), 0);
+	ASSERT_EQ(run(kCli + " dev writeback " + id + " idle").status, 0);
+	EXPECT_EQ(info(d).bd_writes, 16u) << "idle 0: every page";
+	auto bad = run(kCli + " dev idle " + id + " --age -5");
+	EXPECT_NE(bad.status, 0);
+	ASSERT_EQ(run("dd if=" + d.path + " of=/tmp/age.out bs=64k count=1 iflag=direct "
+		      "status=none && cmp /tmp/age.in /tmp/age.out").status, 0)
+		<< "written-back pages did not read back";
+	destroy(d);
 }
 
 // A backing device of one block, a read of a written-back page held in

@@ -352,16 +352,21 @@ Result<std::string> wb_file(const SysfsTree &t, int id, const std::string &file)
 
 } // namespace
 
-Result<void> swapdev_mark_idle(const SysfsTree &t, int id)
+Result<void> swapdev_mark_idle(const SysfsTree &t, int id, std::optional<std::uint64_t> age_s)
 {
+	if (age_s && *age_s > kIdleAgeMax)
+		return fail(EINVAL, fmt::format("idle age {} s: at most {} s", *age_s, kIdleAgeMax));
 	auto path = wb_file(t, id, "idle");
 	if (!path)
 		return std::unexpected(path.error());
-	if (auto w = t.write(*path, "all"); !w)
+	if (auto w = t.write(*path, age_s ? std::to_string(*age_s) : "all"); !w)
 		return fail(w.error().code,
-			    w.error().code == EINVAL ?
-			    fmt::format("{} has no size yet (nothing stored)", swapdev_name(id)) :
-			    fmt::format("{}: idle: {}", swapdev_name(id), w.error().message));
+			    w.error().code != EINVAL ?
+			    fmt::format("{}: idle: {}", swapdev_name(id), w.error().message) :
+			    age_s ?
+			    fmt::format("{}: idle {}: refused (no size yet, or a module without "
+					"idle ages)", swapdev_name(id), *age_s) :
+			    fmt::format("{} has no size yet (nothing stored)", swapdev_name(id)));
 	return {};
 }
 

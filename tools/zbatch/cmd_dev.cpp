@@ -469,12 +469,20 @@ Result<int> run_dev_list(Context &ctx)
 	return kExitOk;
 }
 
-Result<int> run_dev_idle(Context &ctx, int id)
+Result<int> run_dev_idle(Context &ctx, int id, long long age)
 {
-	if (auto r = swapdev_mark_idle(ctx.tree, id); !r)
+	std::optional<std::uint64_t> a;
+	if (age >= 0)
+		a = static_cast<std::uint64_t>(age);
+	if (auto r = swapdev_mark_idle(ctx.tree, id, a); !r)
 		return std::unexpected(r.error());
 	if (ctx.json)
-		ctx.con.print("{}", json_text({{"idle", swapdev_name(id)}}));
+		ctx.con.print("{}", a ? json_text({{"idle", swapdev_name(id)}, {"age_s", *a}}) :
+				      json_text({{"idle", swapdev_name(id)}}));
+	else if (a)
+		ctx.con.note("{}: pages in memory not written or read in the last {} s marked "
+			     "idle, the others not (reading or writing a page clears it)\n",
+			     swapdev_name(id), *a);
 	else
 		ctx.con.note("{}: every page in memory marked idle (reading or writing a page "
 			     "clears it)\n", swapdev_name(id));
@@ -645,10 +653,19 @@ void add_dev(CLI::App &app, Action &action)
 	l->callback([&action] { action = run_dev_list; });
 
 	auto *id = dev->add_subcommand("idle", "Mark every page a device holds in memory idle "
-				       "(zram's idle all): writeback idle then moves those not "
-				       "read or written since");
+				       "(zram's idle all), or with --age those not written or "
+				       "read in the last SECONDS (zram's idle N): writeback idle "
+				       "and recompress --type idle then take those not read or "
+				       "written since");
 	id->add_option("N", o->id, "Device number (zbatchswapN)")->required()->check(CLI::Range(0, 31));
-	id->callback([&action, o] { action = [o](Context &ctx) { return run_dev_idle(ctx, o->id); }; });
+	id->add_option("--age", o->idle_age, "Only pages not written or read for at least this "
+		       "many seconds (to the second); the others lose their idle mark")
+		->check(CLI::Range(0LL, static_cast<long long>(kIdleAgeMax)));
+	id->footer("Examples:\n  zbatch dev idle 0; sleep 3600; zbatch dev writeback 0 idle\n"
+		   "  zbatch dev idle 0 --age 3600; zbatch dev writeback 0 idle");
+	id->callback([&action, o] {
+		action = [o](Context &ctx) { return run_dev_idle(ctx, o->id, o->idle_age); };
+	});
 
 	auto *wb = dev->add_subcommand("writeback", "Move pages to the device's writeback device "
 				       "(zram's writeback): they read back from there");

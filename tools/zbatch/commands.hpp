@@ -111,6 +111,7 @@ struct DevOptions {
 	int level = 0;		// the codec's level; 0: its default
 	std::string backing{};	// --writeback-device
 	std::string mode{};	// dev writeback's
+	long long idle_age = -1;	// dev idle --age: s; -1: every page
 	std::string recomp_codec{};	// --recomp-algorithm; "": none
 	int recomp_level = 0;		// its level; 0: its default
 	int recomp_budget = -1;		// percent of a CPU; -1: not set (0)
@@ -125,7 +126,7 @@ Result<int> run_dev_teardown(Context &ctx);
 Result<int> run_dev_create(Context &ctx, const DevOptions &o);
 Result<int> run_dev_list(Context &ctx);
 Result<int> run_dev_destroy(Context &ctx, int id);
-Result<int> run_dev_idle(Context &ctx, int id);
+Result<int> run_dev_idle(Context &ctx, int id, long long age);
 Result<int> run_dev_writeback(Context &ctx, int id, const std::string &mode);
 Result<int> run_dev_recompress(Context &ctx, int id, const RecompressArgs &a);
 

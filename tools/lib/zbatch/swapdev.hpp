@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,9 +87,14 @@ Result<std::vector<SwapdevInfo>> swapdev_list(const SysfsTree &t);
 // Refused, naming why, while the device is swapped on or open.
 Result<void> swapdev_destroy(const SysfsTree &t, int id);
 // Writeback (zram's): mark every page in memory idle (read or rewritten
-// since: no longer); move pages to the backing device, @mode one of idle,
-// huge, huge_idle, page_index=N. The errors name what to do.
-Result<void> swapdev_mark_idle(const SysfsTree &t, int id);
+// since: no longer), or with @age_s only those not written or read in the
+// last @age_s seconds (the others lose their mark, as zram's "idle N");
+// move pages to the backing device, @mode one of idle, huge, huge_idle,
+// page_index=N. The errors name what to do.
+// The largest age the module takes (its clock is 32-bit seconds).
+inline constexpr std::uint64_t kIdleAgeMax = 4294967295ULL;
+Result<void> swapdev_mark_idle(const SysfsTree &t, int id,
+			       std::optional<std::uint64_t> age_s = std::nullopt);
 Result<void> swapdev_writeback(const SysfsTree &t, int id, const std::string &mode);
 // Recompression (zram's recompress) with the device's secondary codec:
 // @type "" (every page in memory), idle, huge or huge_idle; at most
