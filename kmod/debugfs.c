@@ -328,6 +328,8 @@ void zbatch_debugfs_create(void)
 	debugfs_create_u64("clock_skew_ns", 0600, root, &zbatch_clock_skew_ns);
 	/* fault injection: the swap device's allocations without reclaim fail 1 in N */
 	debugfs_create_u32("fault_swap_alloc", 0600, root, &zb_fault_fast_alloc);
+	/* fault injection: 1 in N decompressions with a secondary codec fail */
+	debugfs_create_u32("fault_swap_secondary", 0600, root, &zb_fault_secondary);
 	/* fault injection: reads of written-back pages wait N ms before their I/O */
 	debugfs_create_u32("fault_bd_read_delay_ms", 0600, root, &zb_fault_bd_read_delay_ms);
 	/* fault injection: the last late IAA completion lingers in zbatch */

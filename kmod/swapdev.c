@@ -656,6 +656,21 @@ static int zb_write(struct zb_swapdev *z, unsigned long index, const u8 *src,
 }
 
 /* ---- read ---- */
+
+/*
+ * debugfs fault_swap_secondary: 1 decompression with the secondary codec
+ * in N fails as a corrupt object would (0: none), the read with it.
+ */
+unsigned int zb_fault_secondary;
+static atomic_t secondary_seq;
+
+static bool secondary_fails(void)
+{
+	unsigned int every = READ_ONCE(zb_fault_secondary);
+
+	return every && !((unsigned int)atomic_inc_return(&secondary_seq) % every);
+}
+
 static int io_decompress(struct zb_swapdev *z, struct zb_io *io)
 {
 	unsigned int i, p;
@@ -668,7 +683,10 @@ static int io_decompress(struct zb_swapdev *z, struct zb_io *io)
 		struct zbatch_req *req = &io->req[i];
 
 		if (it->secondary) {
-			zbatch_run_inline(&io->ctx, req, io->codec2, 0);
+			if (secondary_fails())
+				req->status = -EBADMSG;
+			else
+				zbatch_run_inline(&io->ctx, req, io->codec2, 0);
 			zb_stat_add(z, ZBS_SECONDARY_READS, 1);
 			if (req->status || req->produced != it->want)
 				return req->status ?: -EIO;

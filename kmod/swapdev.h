@@ -361,6 +361,7 @@ int zb_read_chosen(struct zb_swapdev *z, const unsigned long *index,
 /* debugfs fault_swap_alloc, fault_bd_read_delay_ms */
 extern unsigned int zb_fault_fast_alloc;
 extern unsigned int zb_fault_bd_read_delay_ms;
+extern unsigned int zb_fault_secondary;
 bool zb_page_same_filled(const void *p, unsigned long *word);
 bool zb_over_limit(struct zb_swapdev *z);
 
