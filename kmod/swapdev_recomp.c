@@ -571,13 +571,20 @@ static ssize_t recompress_store(struct device *d, struct device_attribute *attr,
 		ret = -ENOMEM;
 		goto out;
 	}
-	/* another writer's run may take minutes: not a hung task */
-	ret = mutex_lock_interruptible(&z->rc.run);
-	if (!ret) {
+	/*
+	 * Another writer's run may take minutes: not a hung task. A signal
+	 * ends the wait, or the run between batches (what is recompressed
+	 * stays so), and restarts the write once it is handled: a suspend's
+	 * freezer, a stop (SIGTSTP), a handler with SA_RESTART wait for no
+	 * run; the restarted run takes what is left.
+	 */
+	if (mutex_lock_interruptible(&z->rc.run)) {
+		ret = -ERESTARTSYS;
+	} else {
 		while (!ret && index < z->nr_pages && a.max_pages) {
 			ret = rc_batch(z, rc, &index, &a);
-			if (!ret && fatal_signal_pending(current))
-				ret = -EINTR;	/* what is recompressed stays so */
+			if (!ret && signal_pending(current))
+				ret = -ERESTARTSYS;
 			cond_resched();
 		}
 		mutex_unlock(&z->rc.run);

@@ -513,8 +513,13 @@ static int wb_run(struct zb_swapdev *z, unsigned long index, unsigned long end,
 			ret = -EIO;	/* zram's answer at the limit */
 			break;
 		}
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;	/* what is written back stays written back */
+		/*
+		 * A signal ends the run (what is written back stays so) and
+		 * restarts the write once handled: a suspend's freezer, a
+		 * stop, a handler with SA_RESTART wait for no run.
+		 */
+		if (signal_pending(current)) {
+			ret = ret ?: -ERESTARTSYS;
 			break;
 		}
 		/* short of blocks for a batch: take back what was freed since */

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
@@ -654,6 +655,64 @@ TEST(Swapdev, IdleByAgeMarksOnlyPagesNotTouchedSince)
 		      "status=none && cmp /tmp/age.in /tmp/age.out").status, 0)
 		<< "written-back pages did not read back";
 	destroy(d);
+}
+
+// A writeback that takes seconds (a backing device completing each I/O
+// after 100 ms: null_blk) does not hold up a suspend: the freezer's test
+// mode ("freezer": freeze every task, wait 1 s, thaw) with a 2 s timeout
+// succeeds while it runs (the run ends between batches and its write is
+// restarted after the thaw), and the restarted write finishes the job:
+// every page written back, every page reads back. Without the signal
+// check the freeze fails (EBUSY: a task refused to freeze).
+TEST(Swapdev, ASuspendDoesNotWaitForAWriteback)
+{
+	const std::string nb = "/sys/kernel/config/nullb/zbwbslow";
+	if (run("modprobe configfs && { mountpoint -q /sys/kernel/config || "
+		"mount -t configfs none /sys/kernel/config; } && "
+		"modprobe null_blk nr_devices=0").status)
+		GTEST_SKIP() << "no null_blk with configfs in this kernel (the debug kernel "
+				"builds only its guests' modules): no slow disk to test with";
+	if (access("/sys/power/pm_test", W_OK))
+		GTEST_SKIP() << "no /sys/power/pm_test (CONFIG_PM_DEBUG off): cannot freeze";
+	ASSERT_EQ(run("mkdir -p " + nb).status, 0);
+	for (auto [k, v] : {std::pair{"memory_backed", "1"}, {"size", "64"},
+			    {"blocksize", "4096"}, {"irqmode", "2"},
+			    {"completion_nsec", "100000000"}, {"power", "1"}})
+		ASSERT_EQ(sysfs_write(nb + "/" + k, v), 0) << k;
+	{
+		auto d = create_wb("32M", "4k", "/dev/zbwbslow");
+		auto text = zbatch::generate(zbatch::Pattern::Text, 16 << 20, 17);
+		{
+			std::ofstream f("/tmp/frz.in", std::ios::binary);
+			f.write(reinterpret_cast<const char *>(text.data()), text.size());
+		}
+		ASSERT_EQ(run("dd if=/tmp/frz.in of=" + d.path + " bs=64k oflag=direct "
+			      "status=none").status, 0);
+		ASSERT_EQ(sysfs_write(wb_dir(d) + "/idle", "all"), 0);
+		int wb_err = -1;
+		auto t0 = std::chrono::steady_clock::now();
+		std::thread wb([&] { wb_err = sysfs_write(wb_dir(d) + "/writeback", "idle"); });
+		std::this_thread::sleep_for(std::chrono::milliseconds(500));
+		EXPECT_EQ(sysfs_write("/sys/power/pm_freeze_timeout", "2000"), 0);
+		sysfs_write("/sys/module/suspend/parameters/pm_test_delay", "1");
+		ASSERT_EQ(sysfs_write("/sys/power/pm_test", "freezer"), 0);
+		int frz = sysfs_write("/sys/power/state", "freeze");
+		sysfs_write("/sys/power/pm_test", "none");
+		wb.join();
+		double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+				   .count();
+		std::cout << "writeback of 4096 pages took " << s << " s across the freeze\n";
+		EXPECT_EQ(frz, 0) << "the freeze failed (EBUSY: the writeback refused to freeze)";
+		EXPECT_EQ(wb_err, 0) << "the restarted writeback failed";
+		EXPECT_GT(s, 2.5) << "the writeback was too short to test the freeze";
+		EXPECT_EQ(info(d).bd_count, 4096u) << "the restarted write left pages behind";
+		ASSERT_EQ(run("dd if=" + d.path + " of=/tmp/frz.out bs=64k count=256 iflag=direct "
+			      "status=none && cmp /tmp/frz.in /tmp/frz.out").status, 0)
+			<< "written-back pages did not read back";
+		destroy(d);
+	}
+	sysfs_write(nb + "/power", "0");
+	run("rmdir " + nb);
 }
 
 // A backing device of one block, a read of a written-back page held in
