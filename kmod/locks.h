@@ -19,7 +19,7 @@
  *     device's removal) or alone (recomp_budget), zb_recomp.lock.
  *   zb_recomp.lock (mutex, swapdev_recomp.c): a swap device's
  *     recompression thread and budget; stops the thread (kthread_stop())
- *     holding it, so outside the device's init_lock (the thread takes
+ *     holding it, so outside the device's init_lock (the thread tries
  *     init_lock (read), then zb_recomp.run). Then, as under zb_lock, a device's
  *     init_lock (rw_semaphore): configuration and teardown, inside which
  *     the CPU hotplug lock (the device's streams come and go with CPUs).
@@ -27,9 +27,9 @@
  *   zb_backing.lock (mutex, swapdev_wb.c): one writeback of a swap
  *     device, inside its init_lock (read); inside: synchronize_srcu() on
  *     the device's bd.srcu (holding no stream), then a stream's lock.
- *   zb_recomp.run (mutex, swapdev_recomp.c): one recompression of a swap
- *     device, inside its init_lock (read); inside: a stream's lock (the
- *     reads), the batch path, slot locks.
+ *   zb_recomp.run (mutex, swapdev_recomp.c): one recompression batch of
+ *     a swap device, inside its init_lock (read); inside: the batch path
+ *     (on the run's own I/O context: no stream), slot locks.
  *   zb_stream.lock (mutex, swapdev.c): one CPU's I/O stream of a swap
  *     device, held for a bio's I/O (the whole batch path runs inside) or
  *     by the hotplug callbacks that fill and empty it. A read of a

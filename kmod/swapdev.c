@@ -983,23 +983,50 @@ static int reader_finish(struct zb_reader *r)
 }
 
 /*
- * Writeback's or recompression's read of the pages it chose,
- * @index[0..n) ascending, into @dst[]: on a stream, a unit-sized region
- * at a time (the pages it did not choose left out), batched as a bio's
- * read is; not counted as the user's reads (units_pay(), idle marks).
- * @submitter: its batches run on this CPU, not on the engines.
+ * An I/O context of recompression's own (zb_read_chosen(), and its
+ * compression with the secondary codec: prepared for both codecs), so
+ * that the nice-19 thread never holds a stream a swap-in waits for; its
+ * batches run on the CPU that runs it, not on the engines. Under
+ * init_lock (read), disksize set. NULL when short of memory.
  */
-int zb_read_chosen(struct zb_swapdev *z, const unsigned long *index,
-		   u8 *const *dst, unsigned int n, bool submitter)
+struct zb_io *zb_io_alloc_own(struct zb_swapdev *z)
+{
+	struct zb_io *io = io_alloc(z, NUMA_NO_NODE);
+
+	if (io)
+		io->submitter = true;
+	return io;
+}
+
+void zb_io_free_own(struct zb_io *io)
+{
+	io_free(io);
+}
+
+struct zbatch_ctx *zb_io_ctx(struct zb_io *io)
+{
+	return &io->ctx;
+}
+
+/*
+ * Writeback's or recompression's read of the pages it chose,
+ * @index[0..n) ascending, into @dst[]: on @own (zb_io_alloc_own()) or,
+ * if NULL, on a stream, a unit-sized region at a time (the pages it did
+ * not choose left out), batched as a bio's read is; not counted as the
+ * user's reads (units_pay(), idle marks).
+ */
+int zb_read_chosen(struct zb_swapdev *z, struct zb_io *own, const unsigned long *index,
+		   u8 *const *dst, unsigned int n)
 {
 	struct zb_reader r = { .z = z, .start = ULONG_MAX, .bg = true };
-	struct zb_stream *stm;
+	struct zb_stream *stm = NULL;
 	unsigned int i = 0;
 	int ret = 0;
 
-	r.io = io_get(z, &stm);
+	r.io = own ?: io_get(z, &stm);
+	if (own)
+		io_reset(own);
 	r.io->bd.parent = NULL;		/* never meets a written-back page: none */
-	r.io->submitter = submitter;
 	io_batch_init(r.io);
 	while (i < n && !ret) {
 		unsigned long region = round_down(index[i], z->unit_pages);
@@ -1015,8 +1042,8 @@ int zb_read_chosen(struct zb_swapdev *z, const unsigned long *index,
 		ret = reader_finish(&r);
 	else
 		io_reset(r.io);
-	r.io->submitter = false;	/* the stream's next user: a bio */
-	io_put(stm);
+	if (stm)
+		io_put(stm);
 	return ret;
 }
 

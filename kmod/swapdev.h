@@ -151,7 +151,7 @@ struct zb_recomp {
 	wait_queue_head_t wait;		/* its sleeps; kthread_stop() ends them */
 	unsigned int budget;		/* percent of one CPU, 0: no thread */
 	unsigned int interval;		/* s between its passes */
-	bool kick;			/* @interval changed: the thread looks again */
+	bool kick;			/* @interval or @budget changed: the thread looks again */
 };
 
 /*
@@ -343,7 +343,7 @@ void zb_bd_read_add(struct zb_swapdev *z, struct zb_bd_reads *rd, unsigned long 
 		    u8 *dst);
 int zb_bd_reads_run(struct zb_bd_reads *rd);
 void zb_bd_reads_drop(struct zb_bd_reads *rd);
-void zb_mark_idle(struct zb_swapdev *z, u32 age);
+void zb_mark_idle(struct zb_swapdev *z, u32 age, bool kthread);
 int zb_bd_wq_create(void);
 void zb_bd_wq_destroy(void);
 
@@ -355,8 +355,11 @@ void zb_rc_stop(struct zb_swapdev *z);
 
 /* swapdev.c */
 bool zb_is_swapdev(struct block_device *bdev);
-int zb_read_chosen(struct zb_swapdev *z, const unsigned long *index,
-		   u8 *const *dst, unsigned int n, bool submitter);
+int zb_read_chosen(struct zb_swapdev *z, struct zb_io *own, const unsigned long *index,
+		   u8 *const *dst, unsigned int n);
+struct zb_io *zb_io_alloc_own(struct zb_swapdev *z);
+void zb_io_free_own(struct zb_io *io);
+struct zbatch_ctx *zb_io_ctx(struct zb_io *io);
 
 /* debugfs fault_swap_alloc, fault_bd_read_delay_ms */
 extern unsigned int zb_fault_fast_alloc;

@@ -32,15 +32,18 @@
  * recomp_interval seconds recompresses the pages idle since its previous
  * pass (not read or rewritten for at least an interval), then marks the
  * pages in memory idle for the next; after every batch it sleeps so long
- * that the CPU time it took (its own and the engines') stays within
- * recomp_budget percent of one CPU. Objects are allocated without direct
- * reclaim; when that fails the pass stops, the old objects stay.
+ * that the CPU time it took stays within recomp_budget percent of one
+ * CPU. It reads on an I/O context of its own (zb_io_alloc_own()): a
+ * nice-19 thread never holds a stream a swap-in waits for. Objects are
+ * allocated without direct reclaim; when that fails the pass stops, the
+ * old objects stay.
  *
  * Locks (locks.h): rc.lock (the thread and its settings) before
- * init_lock (read), then rc.run (one recompression at a time: the pages
- * a run chose carry a mark that only one run may own: a writer waits
- * for another writer's run or the thread's batch; the thread ends its
- * pass when a writer runs), then a stream's lock (the reads), then slot locks.
+ * init_lock (read), then rc.run (one recompression batch at a time: the
+ * pages a batch chose carry a mark that only one batch may own, and
+ * every batch lets its marks go before it ends: a writer waits for the
+ * batch running; the thread ends its pass when it finds a batch
+ * running), then slot locks. Both take them a batch at a time.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -60,6 +63,8 @@
 
 /* Pages one recompression batch chooses, reads and compresses (256 KiB). */
 #define ZB_RC_BATCH	64
+/* Pages one batch looks at (64 MiB of the device), to find them. */
+#define ZB_RC_SCAN	16384
 static_assert(ZB_RC_BATCH >= ZB_UNIT_MAX_PAGES && ZB_RC_BATCH <= ZBATCH_MAX_BATCH);
 
 /* One object chosen: a page, or a unit's pages, and what it is stored in. */
@@ -79,7 +84,7 @@ struct zb_rc {
 	u8 *buf[ZB_RC_BATCH];		/* page i of the batch: mem + i pages */
 	u8 *mem;			/* decompressed */
 	u8 *out;			/* compressed with the secondary codec */
-	struct zbatch_ctx ctx;		/* prepared for the secondary codec */
+	struct zb_io *io;		/* its own: the reads, and the ctx for both codecs */
 	struct zbatch_batch batch;
 	struct zbatch_req req[ZB_RC_BATCH];
 };
@@ -100,22 +105,25 @@ static void rc_free(struct zb_rc *rc)
 {
 	if (!rc)
 		return;
-	zbatch_ctx_free(&rc->ctx);
+	if (rc->io)
+		zb_io_free_own(rc->io);
 	vfree(rc->mem);
 	vfree(rc->out);
-	kfree(rc);
+	kvfree(rc);
 }
 
-static struct zb_rc *rc_alloc(unsigned int codec)
+/* Under init_lock (read), disksize set, a secondary codec. */
+static struct zb_rc *rc_alloc(struct zb_swapdev *z)
 {
-	struct zb_rc *rc = kzalloc(sizeof(*rc), GFP_KERNEL);
+	struct zb_rc *rc = kvzalloc(sizeof(*rc), GFP_KERNEL);
 	unsigned int i;
 
 	if (!rc)
 		return NULL;
 	rc->mem = vmalloc(ZB_RC_BATCH * PAGE_SIZE);
 	rc->out = vmalloc(ZB_RC_BATCH * PAGE_SIZE);
-	if (!rc->mem || !rc->out || zbatch_ctx_prepare(&rc->ctx, codec)) {
+	rc->io = zb_io_alloc_own(z);
+	if (!rc->mem || !rc->out || !rc->io) {
 		rc_free(rc);
 		return NULL;
 	}
@@ -150,7 +158,10 @@ static u64 rc_cost(struct zs_pool *pool, unsigned int len)
 static void rc_choose(struct zb_swapdev *z, struct zb_rc *rc, unsigned long *index,
 		      struct zb_rc_args *a)
 {
-	while (*index < z->nr_pages && a->max_pages) {
+	unsigned long start = *index;
+
+	/* a batch looks at ZB_RC_SCAN pages at most, chosen or not */
+	while (*index < z->nr_pages && a->max_pages && *index - start < ZB_RC_SCAN) {
 		unsigned long i, first = *index, last;
 		const struct zb_unit *u, *ru = NULL;
 		unsigned int len, units = 0, fits = 0;
@@ -214,8 +225,8 @@ static void rc_compress(struct zb_swapdev *z, struct zb_rc *rc)
 
 	/* on this CPU: nobody waits for it, and a hand-off costs CPU */
 	zbatch_batch_init(&rc->batch, z->codec2, ZBATCH_KF_ASYNC_IRQ | ZBATCH_KF_SUBMITTER);
-	rc->batch.ctx = &rc->ctx;
-	rc->batch.level = z->level2;
+	rc->batch.ctx = zb_io_ctx(rc->io);
+	rc->batch.level = zbatch_codec_level_norm(z->codec2, z->level2);
 	for (o = 0; o < rc->n; o++) {
 		struct zb_rc_obj *ob = &rc->obj[o];
 
@@ -267,106 +278,135 @@ static int rc_commit(struct zb_swapdev *z, struct zb_rc *rc, const struct zb_rc_
 	return ret;
 }
 
-/* CPU time of this task and of the engines (theirs: every user's), ns. */
+/*
+ * This task's CPU time, ns. Its batches run on it (ZBATCH_KF_SUBMITTER:
+ * no engine time is theirs). The count is only as fresh as the
+ * scheduler's last update, so it is read as a chain (rc_charge()): a
+ * stale reading moves time to the next charge, never loses it.
+ */
 static u64 rc_cpu_now(void)
 {
-	return READ_ONCE(current->se.sum_exec_runtime) + zbatch_engines_runtime_ns();
+	return READ_ONCE(current->se.sum_exec_runtime);
+}
+
+/* Charge the CPU time since *@last to recomp_stat; the ns charged. */
+static u64 rc_charge(struct zb_swapdev *z, u64 *last)
+{
+	u64 now = rc_cpu_now(), ns = now - *last;
+
+	*last = now;
+	zb_stat_add(z, ZBS_RECOMP_CPU_NS, ns);
+	return ns;
 }
 
 /*
  * One batch from *@index on. Under init_lock (read) and rc.run, disksize
- * set, a secondary codec. Return: 0; -ENOMEM; a read's error.
+ * set, a secondary codec. Return: 0; -ENOMEM; -EIO when a chosen page
+ * could not be read (the batch's pages stay as they were, *@index is
+ * past them: the caller may go on).
  */
 static int rc_batch(struct zb_swapdev *z, struct zb_rc *rc, unsigned long *index,
 		    struct zb_rc_args *a)
 {
-	u64 t0 = rc_cpu_now();
-	int ret = 0;
+	int ret;
 
 	rc_choose(z, rc, index, a);
-	if (rc->n) {
-		ret = zb_read_chosen(z, rc->index, rc->buf, rc->pages, true);
-		if (ret) {
-			rc_release(z, rc, NULL);	/* the pages are as they were */
-		} else {
-			rc_compress(z, rc);
-			ret = rc_commit(z, rc, a);
-		}
+	if (!rc->n)
+		return 0;
+	ret = zb_read_chosen(z, rc->io, rc->index, rc->buf, rc->pages);
+	if (ret) {
+		rc_release(z, rc, NULL);	/* the pages are as they were */
+		return -EIO;
 	}
-	zb_stat_add(z, ZBS_RECOMP_CPU_NS, rc_cpu_now() - t0);
-	return ret;
+	rc_compress(z, rc);
+	return rc_commit(z, rc, a);
 }
 
 /* ---- the background thread ---- */
 
-/*
- * Sleep off @owed ns, the idle time that keeps the thread within its
- * budget, in whole jiffies (what is left is owed after the next batch).
- */
-static void rc_pace(struct zb_swapdev *z, u64 *owed)
-{
-	unsigned long j = nsecs_to_jiffies(*owed);
+/* The thread's CPU account: idle time still owed, the last CPU reading. */
+struct zb_rc_pace {
+	u64 owed;
+	u64 last;
+};
 
+/*
+ * Charge what the thread ran since the last charge, owe the idle time
+ * that keeps it within @budget percent of a CPU, and sleep it off in
+ * whole jiffies (what is left is owed after the next batch). A new
+ * budget or interval (rc.kick) ends the debt: it applies from now.
+ */
+static void rc_pace(struct zb_swapdev *z, struct zb_rc_pace *p, unsigned int budget)
+{
+	u64 ns = rc_charge(z, &p->last);
+	unsigned long j;
+
+	p->owed += div_u64(ns * (100 - budget), budget);
+	if (xchg(&z->rc.kick, false))
+		p->owed = 0;
+	j = nsecs_to_jiffies(p->owed);
 	if (!j)
 		return;
-	*owed -= min_t(u64, *owed, jiffies_to_nsecs(j));
-	wait_event_freezable_timeout(z->rc.wait, kthread_should_stop(), j);
+	p->owed -= min_t(u64, p->owed, jiffies_to_nsecs(j));
+	wait_event_freezable_timeout(z->rc.wait, kthread_should_stop() ||
+				     READ_ONCE(z->rc.kick), j);
+	if (xchg(&z->rc.kick, false))
+		p->owed = 0;
 }
 
 /*
  * One pass: recompress the pages idle since the previous pass, a batch
  * at a time within the budget (the locks let go between batches, so
  * that the operator's "recompress" and the device's configuration wait
- * a batch at most), then mark every page in memory idle.
+ * a batch at most; the freezer may take the thread there), then mark
+ * every page in memory idle, which the budget pays for too.
  */
-static void rc_pass(struct zb_swapdev *z)
+static void rc_pass(struct zb_swapdev *z, struct zb_rc_pace *p)
 {
 	struct zb_rc_args a = { .mode = ZB_WB_IDLE, .max_pages = U64_MAX };
 	unsigned long index = 0;
 	struct zb_rc *rc = NULL;
-	u64 owed = 0, t0;
 
 	while (!kthread_should_stop()) {
 		unsigned int budget = READ_ONCE(z->rc.budget);
-		u64 ns;
 		int ret;
 
-		down_read(&z->init_lock);
+		/*
+		 * A configuration writer waits for a writeback's run: the
+		 * thread does not queue behind it (unfreezable, unstoppable
+		 * for the run's length); the pass ends.
+		 */
+		if (!down_read_trylock(&z->init_lock))
+			break;
 		if (!z->disksize || z->codec2 < 0 || !budget || index >= z->nr_pages) {
 			up_read(&z->init_lock);
 			break;
 		}
 		if (!rc)
-			rc = rc_alloc(z->codec2);
-		if (!rc) {
-			up_read(&z->init_lock);
-			break;		/* the next pass tries again */
-		}
-		/* a writer's run (it may take minutes): this pass ends */
-		if (!mutex_trylock(&z->rc.run)) {
+			rc = rc_alloc(z);
+		/*
+		 * Short of memory (the next pass tries again), or a writer's
+		 * run (it may take minutes): this pass ends.
+		 */
+		if (!rc || !mutex_trylock(&z->rc.run)) {
 			up_read(&z->init_lock);
 			break;
 		}
-		t0 = rc_cpu_now();
 		ret = rc_batch(z, rc, &index, &a);
-		ns = rc_cpu_now() - t0;
 		mutex_unlock(&z->rc.run);
 		up_read(&z->init_lock);
-		if (ret)
-			break;		/* short of memory: the next pass */
-		owed += div_u64(ns * (100 - budget), budget);
-		rc_pace(z, &owed);
+		rc_pace(z, p, budget);
+		if (ret == -ENOMEM)
+			break;		/* the next pass; a read error skips its batch */
+		try_to_freeze();
 	}
 	rc_free(rc);
-	if (kthread_should_stop())
+	if (kthread_should_stop() || !down_read_trylock(&z->init_lock))
 		return;
-	down_read(&z->init_lock);
-	if (z->disksize && z->codec2 >= 0) {
-		t0 = rc_cpu_now();
-		zb_mark_idle(z, 0);
-		zb_stat_add(z, ZBS_RECOMP_CPU_NS, rc_cpu_now() - t0);
-	}
+	if (z->disksize && z->codec2 >= 0)
+		zb_mark_idle(z, 0, true);
 	up_read(&z->init_lock);
+	rc_pace(z, p, READ_ONCE(z->rc.budget) ?: 100);
 }
 
 /*
@@ -377,20 +417,21 @@ static void rc_pass(struct zb_swapdev *z)
 static int rc_thread(void *data)
 {
 	struct zb_swapdev *z = data;
+	struct zb_rc_pace p = { .last = rc_cpu_now() };
 	unsigned long last = jiffies;
 
 	set_freezable();
 	set_user_nice(current, MAX_NICE);
 	while (!kthread_should_stop()) {
-		unsigned long due = last + READ_ONCE(z->rc.interval) * HZ;
+		long left = (long)(last + READ_ONCE(z->rc.interval) * HZ - jiffies);
 
-		if (time_before(jiffies, due)) {
+		if (left > 0) {
 			wait_event_freezable_timeout(z->rc.wait, kthread_should_stop() ||
-						     READ_ONCE(z->rc.kick), due - jiffies);
-			WRITE_ONCE(z->rc.kick, false);
+						     READ_ONCE(z->rc.kick), left);
+			xchg(&z->rc.kick, false);
 			continue;
 		}
-		rc_pass(z);
+		rc_pass(z, &p);
 		last = jiffies;
 	}
 	return 0;
@@ -518,6 +559,8 @@ static ssize_t recompress_store(struct device *d, struct device_attribute *attr,
 	int codec = -1, prio = 1, ret = 0;
 	unsigned long index = 0;
 	struct zb_rc *rc;
+	bool eio = false;
+	u64 last;
 
 	copy = kstrndup(buf, len, GFP_KERNEL);
 	if (!copy)
@@ -566,33 +609,49 @@ static ssize_t recompress_store(struct device *d, struct device_attribute *attr,
 		ret = -EINVAL;	/* not the secondary codec */
 		goto out;
 	}
-	rc = rc_alloc(z->codec2);
-	if (!rc) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	rc = rc_alloc(z);
+	up_read(&z->init_lock);
+	if (!rc)
+		return -ENOMEM;
 	/*
-	 * Another writer's run may take minutes: not a hung task. A signal
-	 * ends the wait, or the run between batches (what is recompressed
-	 * stays so), and restarts the write once it is handled: a suspend's
-	 * freezer, a stop (SIGTSTP), a handler with SA_RESTART wait for no
-	 * run; the restarted run takes what is left.
+	 * A batch at a time under init_lock (read; disksize, once set, stays)
+	 * and rc.run, so that configuration writers and the thread wait a
+	 * batch at most. Another writer's batch may take a while: not a hung
+	 * task. A signal ends the wait, or the run between batches (what is
+	 * recompressed stays so), and restarts the write once it is handled:
+	 * a suspend's freezer, a stop (SIGTSTP), a handler with SA_RESTART
+	 * wait for no run; the restarted run takes what is left. The device
+	 * being removed (claim) ends it too.
 	 */
-	if (mutex_lock_interruptible(&z->rc.run)) {
-		ret = -ERESTARTSYS;
-	} else {
-		while (!ret && index < z->nr_pages && a.max_pages) {
-			ret = rc_batch(z, rc, &index, &a);
-			if (!ret && signal_pending(current))
-				ret = -ERESTARTSYS;
-			cond_resched();
+	last = rc_cpu_now();
+	while (!ret && index < z->nr_pages && a.max_pages) {
+		if (READ_ONCE(z->claim)) {
+			ret = -ENODEV;
+			break;
 		}
+		down_read(&z->init_lock);
+		if (mutex_lock_interruptible(&z->rc.run)) {
+			up_read(&z->init_lock);
+			ret = -ERESTARTSYS;
+			break;
+		}
+		ret = rc_batch(z, rc, &index, &a);
 		mutex_unlock(&z->rc.run);
+		up_read(&z->init_lock);
+		if (ret == -EIO) {
+			eio = true;	/* those pages stay as they were: on */
+			ret = 0;
+		}
+		if (!ret && signal_pending(current))
+			ret = -ERESTARTSYS;
+		rc_charge(z, &last);
+		cond_resched();
 	}
 	rc_free(rc);
+	return ret ?: eio ? -EIO : len;
 out:
 	up_read(&z->init_lock);
-	return ret ?: len;
+	return ret;
 }
 
 /* Percent of one CPU the background thread may take; 0: no thread. */
@@ -623,6 +682,9 @@ static ssize_t recomp_budget_store(struct device *d, struct device_attribute *a,
 	if (ret)
 		WRITE_ONCE(z->rc.budget, 0);
 	mutex_unlock(&z->rc.lock);
+	/* a thread sleeping off the old budget's debt: the new one from now */
+	WRITE_ONCE(z->rc.kick, true);
+	wake_up(&z->rc.wait);
 	return ret ?: len;
 }
 
@@ -653,8 +715,8 @@ static ssize_t recomp_interval_store(struct device *d, struct device_attribute *
 /*
  * mm_stat-style: pages stored with the secondary codec now; pages
  * recompression tried, stored recompressed, found incompressible (ever);
- * bytes it saved (ever); CPU it took, ns (its own and the engines' while
- * it ran: every user's engine time in that window counts).
+ * bytes it saved (ever); CPU it took, ns (the thread's and the writers'
+ * of recompress: its batches run on them, not on the engines).
  */
 static ssize_t recomp_stat_show(struct device *d, struct device_attribute *a, char *buf)
 {

@@ -650,6 +650,7 @@ int zb_store_recompressed(struct zb_swapdev *z, unsigned long index, unsigned in
 			goto err;
 		}
 	}
+	used_max(z);	/* the peak: old and new objects both held */
 	zb_slots_lock(z, index, nr_pages);
 	for (i = 0; i < nr_pages; i++)
 		if (!slot_test(&z->slots[index + i], ZB_SLOT_UNDER_RC))

@@ -27,7 +27,9 @@
 #include <linux/delay.h>
 #include <linux/blkdev.h>
 #include <linux/file.h>
+#include <linux/freezer.h>
 #include <linux/fs.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -522,6 +524,10 @@ static int wb_run(struct zb_swapdev *z, unsigned long index, unsigned long end,
 			ret = ret ?: -ERESTARTSYS;
 			break;
 		}
+		if (READ_ONCE(z->claim)) {
+			ret = -ENODEV;	/* the device is being removed */
+			break;
+		}
 		/* short of blocks for a batch: take back what was freed since */
 		if (z->bd.nr_blocks - z->bd.used < ZB_WB_BATCH)
 			blocks_recycle(&z->bd);
@@ -539,7 +545,7 @@ static int wb_run(struct zb_swapdev *z, unsigned long index, unsigned long end,
 		}
 		if (!wb->n)
 			continue;
-		err = zb_read_chosen(z, wb->index, wb->buf, wb->n, false);
+		err = zb_read_chosen(z, NULL, wb->index, wb->buf, wb->n);
 		if (err) {
 			/* the page is in memory still, and reads will say so */
 			wb_cancel(z, wb);
@@ -667,9 +673,10 @@ out:
  * Mark idle every page in memory last written or read at least @age
  * seconds ago (0: every page), and unmark the rest (zb_slot_mark_idle());
  * a mark holds until the page is read or rewritten. Under init_lock
- * (read), disksize set ("idle", the recompression thread).
+ * (read), disksize set ("idle", or the recompression thread, @kthread:
+ * it stops early, its marks partial, to be stopped or frozen).
  */
-void zb_mark_idle(struct zb_swapdev *z, u32 age)
+void zb_mark_idle(struct zb_swapdev *z, u32 age, bool kthread)
 {
 	u32 now = zb_slot_now();
 	unsigned long i;
@@ -678,8 +685,11 @@ void zb_mark_idle(struct zb_swapdev *z, u32 age)
 		zb_slot_lock(z, i);
 		zb_slot_mark_idle(z, i, age, now);
 		zb_slot_unlock(z, i);
-		if (!(i % 1024))
-			cond_resched();
+		if (i % 1024)
+			continue;
+		cond_resched();
+		if (kthread && (kthread_should_stop() || freezing(current)))
+			break;
 	}
 }
 
@@ -707,7 +717,7 @@ static ssize_t idle_store(struct device *d, struct device_attribute *a,
 	if (!z->disksize)
 		ret = -EINVAL;
 	else
-		zb_mark_idle(z, age);
+		zb_mark_idle(z, age, false);
 	up_read(&z->init_lock);
 	return ret ?: len;
 }

@@ -358,3 +358,34 @@ TEST(SwapdevRecompress, FailuresLoseNothingAndLeakNothing)
 		EXPECT_EQ(d.rs().at(0), 0u) << "recompressed pages still counted";
 	}
 }
+
+// The background thread at budget 100 (no pacing sleeps) in a pass of
+// several seconds does not hold up a suspend: the freezer takes it
+// between batches (pm_test "freezer", 1 s timeout), the pass goes on
+// after the thaw, and every page reads back. A pass that froze only in
+// its pacing sleeps would refuse to freeze (EBUSY).
+TEST(SwapdevRecompress, ASuspendDoesNotWaitForABackgroundPass)
+{
+	if (access("/sys/power/pm_test", W_OK))
+		GTEST_SKIP() << "no /sys/power/pm_test (CONFIG_PM_DEBUG off): cannot freeze";
+	auto data = zbatch::generate(zbatch::Pattern::Real, 64 << 20, 19);
+	RcDev d("4k", "lz4", "zstd", "", "80M");
+	write_thp(d.path, data);
+	ASSERT_EQ(sysfs_write(d.dir + "/idle", "all"), 0);
+	ASSERT_EQ(sysfs_write(d.dir + "/recomp_interval", "1"), 0);
+	ASSERT_EQ(sysfs_write(d.dir + "/recomp_budget", "100"), 0);
+	// the first pass starts a second in
+	auto t0 = std::chrono::steady_clock::now();
+	while (d.rs().at(1) == 0 &&
+	       std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10))
+		std::this_thread::sleep_for(std::chrono::milliseconds(50));
+	auto before = d.rs().at(1);
+	ASSERT_GT(before, 0u) << "the pass did not start";
+	int frz = pm_test_freeze(1000);
+	auto after = d.rs().at(1);
+	std::cout << "pages tried: " << before << " before the freeze, " << after << " after\n";
+	EXPECT_EQ(frz, 0) << "the freeze failed (EBUSY: the thread refused to freeze)";
+	EXPECT_LT(after, d.stored_pages()) << "the pass ended before the freeze: too short";
+	ASSERT_EQ(sysfs_write(d.dir + "/recomp_budget", "0"), 0);
+	EXPECT_TRUE(reads_back(d.path, data));
+}

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <array>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "zbatch/sysfs.hpp"
 #include "zbatch/workload.hpp"
@@ -115,6 +117,23 @@ inline std::string backing_disk(unsigned kib)
 		     "echo " + std::to_string(kib) + "K > /sys/block/zram$id/disksize && "
 		     "echo -n /dev/zram$id");
 	return z.status == 0 ? z.output : "";
+}
+
+// A suspend's freezer, tested (CONFIG_PM_DEBUG's pm_test "freezer"):
+// every task and freezable kernel thread frozen within @timeout_ms, held
+// 1 s, thawed. 0, or the errno of the write (EBUSY: a task refused to
+// freeze); ENOENT without pm_test.
+inline int pm_test_freeze(unsigned timeout_ms = 2000)
+{
+	if (access("/sys/power/pm_test", W_OK))
+		return ENOENT;
+	sysfs_write("/sys/power/pm_freeze_timeout", std::to_string(timeout_ms));
+	sysfs_write("/sys/module/suspend/parameters/pm_test_delay", "1");
+	if (int e = sysfs_write("/sys/power/pm_test", "freezer"))
+		return e;
+	int e = sysfs_write("/sys/power/state", "freeze");
+	sysfs_write("/sys/power/pm_test", "none");
+	return e;
 }
 
 // make check-full and make check-debug (ZBATCH_FULL=1, passed in by
