@@ -389,3 +389,30 @@ TEST(SwapdevRecompress, ASuspendDoesNotWaitForABackgroundPass)
 	ASSERT_EQ(sysfs_write(d.dir + "/recomp_budget", "0"), 0);
 	EXPECT_TRUE(reads_back(d.path, data));
 }
+
+// hot_remove while an operator's recompress runs over 64 MiB: the run
+// ends at its next batch (ENODEV) instead of holding the removal for
+// the whole run, and the device is gone.
+TEST(SwapdevRecompress, RemovalEndsARun)
+{
+	auto data = zbatch::generate(zbatch::Pattern::Real, 64 << 20, 23);
+	int id = std::stoi(sysfs_read(kSys + "/swapdev/hot_add"));
+	auto dir = "/sys/block/zbatchswap" + std::to_string(id) + "/zbatch";
+	auto path = "/dev/zbatchswap" + std::to_string(id);
+	ASSERT_EQ(sysfs_write(dir + "/codec", "lz4"), 0);
+	ASSERT_EQ(sysfs_write(dir + "/recomp_algorithm", "algo=zstd"), 0);
+	ASSERT_EQ(sysfs_write(dir + "/disksize", "80M"), 0);
+	write_thp(path, data);
+	int rc_err = -1;
+	std::thread rc([&] { rc_err = sysfs_write(dir + "/recompress", "\n"); });
+	std::this_thread::sleep_for(std::chrono::milliseconds(300));
+	auto t0 = std::chrono::steady_clock::now();
+	int rm = sysfs_write(kSys + "/swapdev/hot_remove", std::to_string(id));
+	double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+	rc.join();
+	std::cout << "hot_remove took " << s << " s during a run\n";
+	EXPECT_EQ(rm, 0);
+	EXPECT_EQ(rc_err, ENODEV) << "the run was not ended by the removal (or ended before it)";
+	EXPECT_LT(s, 2.0) << "the removal waited for the run";
+	EXPECT_NE(access(dir.c_str(), F_OK), 0) << "the device is still there";
+}
