@@ -46,6 +46,16 @@ static int deflate_wrk_init(void *wrk)
 	return 0;
 }
 
+static size_t deflate_dwrk_size(void)
+{
+	return zlib_inflate_workspacesize();
+}
+
+static int deflate_dwrk_init(void *wrk)
+{
+	return 0;
+}
+
 static int deflate_compress(void *wrk, int level, const void *src,
 			    unsigned int slen, void *dst, unsigned int *dlen)
 {
@@ -101,6 +111,17 @@ static size_t lz4_wrk_size(void)
 }
 
 static int lz4_wrk_init(void *wrk)
+{
+	return 0;
+}
+
+/* Decompression takes no workspace: a word says the codec is prepared. */
+static size_t lz4_dwrk_size(void)
+{
+	return sizeof(long);
+}
+
+static int lz4_dwrk_init(void *wrk)
 {
 	return 0;
 }
@@ -192,6 +213,20 @@ static int zstd_wrk_init(void *wrk)
 	return z->cctx && z->dctx ? 0 : -EINVAL;
 }
 
+/* The decompression context alone: no cctx (zstd_compress() never sees it). */
+static size_t zstd_dwrk_size(void)
+{
+	return sizeof(struct zb_zstd) + zstd_dctx_workspace_bound();
+}
+
+static int zstd_dwrk_init(void *wrk)
+{
+	struct zb_zstd *z = wrk;
+
+	z->dctx = zstd_init_dctx(z->mem, zstd_dctx_workspace_bound());
+	return z->dctx ? 0 : -EINVAL;
+}
+
 /*
  * A level whose parameters need more workspace than level 3's at 64 KiB
  * fails here (zstd's static context refuses to grow), never overruns:
@@ -243,6 +278,16 @@ static size_t lzo_wrk_size(void)
 }
 
 static int lzo_wrk_init(void *wrk)
+{
+	return 0;
+}
+
+static size_t lzo_dwrk_size(void)
+{
+	return sizeof(long);
+}
+
+static int lzo_dwrk_init(void *wrk)
 {
 	return 0;
 }
@@ -333,6 +378,8 @@ int zbatch_codec_level_norm(unsigned int id, int level)
 	[id] = { \
 		.wrk_size = pfx##_wrk_size, \
 		.wrk_init = pfx##_wrk_init, \
+		.dwrk_size = pfx##_dwrk_size, \
+		.dwrk_init = pfx##_dwrk_init, \
 		.compress = pfx##_compress, \
 		.decompress = pfx##_decompress, \
 	}
@@ -373,12 +420,19 @@ int zbatch_codec_by_name(const char *name)
 static atomic_t pooled_nr;
 static atomic_long_t pooled_bytes;
 
-/* What an allocation of @size at @p takes: kmalloc's rounding, or pages. */
-static void pooled_add(struct zbatch_ctx *ctx, const void *p, size_t size)
+/*
+ * What an allocation of @size at @p takes: kmalloc's rounding, or pages;
+ * a negative @size takes it back.
+ */
+static void pooled_add(struct zbatch_ctx *ctx, const void *p, ssize_t size)
 {
-	if (ctx->pooled)
-		atomic_long_add(is_vmalloc_addr(p) ? PAGE_ALIGN(size) :
-				kmalloc_size_roundup(size), &pooled_bytes);
+	size_t n = abs(size);
+	long b;
+
+	if (!ctx->pooled)
+		return;
+	b = is_vmalloc_addr(p) ? PAGE_ALIGN(n) : kmalloc_size_roundup(n);
+	atomic_long_add(size < 0 ? -b : b, &pooled_bytes);
 }
 
 unsigned int zbatch_ctx_pooled(void)
@@ -391,12 +445,17 @@ unsigned long zbatch_ctx_pooled_bytes(void)
 	return atomic_long_read(&pooled_bytes);
 }
 
-static void *ctx_wrk(struct zbatch_ctx *ctx, unsigned int id, gfp_t gfp)
+/*
+ * @ctx's workspace for codec @id, allocated now if it has none; for a
+ * compression (@comp), a whole one: a decompression-only workspace is
+ * replaced (zbatch_ctx_prepare_decomp()).
+ */
+static void *ctx_wrk(struct zbatch_ctx *ctx, unsigned int id, bool comp, gfp_t gfp)
 {
 	const struct zbatch_codec_ops *c = &zbatch_codecs[id];
 	void *wrk;
 
-	if (ctx->wrk[id])
+	if (ctx->wrk[id] && (!comp || !test_bit(id, &ctx->dec_only)))
 		return ctx->wrk[id];
 	wrk = kvzalloc(c->wrk_size(), gfp);
 	if (!wrk)
@@ -405,9 +464,36 @@ static void *ctx_wrk(struct zbatch_ctx *ctx, unsigned int id, gfp_t gfp)
 		kvfree(wrk);
 		return NULL;
 	}
+	if (ctx->wrk[id]) {	/* decompression only until now */
+		pooled_add(ctx, ctx->wrk[id], -(ssize_t)c->dwrk_size());
+		kvfree(ctx->wrk[id]);
+		__clear_bit(id, &ctx->dec_only);
+	}
 	pooled_add(ctx, wrk, c->wrk_size());
 	ctx->wrk[id] = wrk;
 	return wrk;
+}
+
+int zbatch_ctx_prepare_decomp(struct zbatch_ctx *ctx, unsigned int id)
+{
+	const struct zbatch_codec_ops *c = zbatch_codec(id);
+	void *wrk;
+
+	if (!c)
+		return -EINVAL;
+	if (ctx->wrk[id])
+		return 0;	/* prepared: for both, or for this */
+	wrk = kvzalloc(c->dwrk_size(), GFP_KERNEL);
+	if (!wrk)
+		return -ENOMEM;
+	if (c->dwrk_init(wrk)) {
+		kvfree(wrk);
+		return -ENOMEM;
+	}
+	pooled_add(ctx, wrk, c->dwrk_size());
+	ctx->wrk[id] = wrk;
+	__set_bit(id, &ctx->dec_only);
+	return 0;
 }
 
 void zbatch_ctx_free(struct zbatch_ctx *ctx)
@@ -418,6 +504,7 @@ void zbatch_ctx_free(struct zbatch_ctx *ctx)
 		kvfree(ctx->wrk[i]);
 		ctx->wrk[i] = NULL;
 	}
+	ctx->dec_only = 0;
 	kvfree(ctx->verify_buf);
 	ctx->verify_buf = NULL;
 }
@@ -447,7 +534,7 @@ int zbatch_ctx_prepare(struct zbatch_ctx *ctx, unsigned int id)
 {
 	if (!zbatch_codec(id))
 		return -EINVAL;
-	if (!ctx_wrk(ctx, id, GFP_KERNEL))
+	if (!ctx_wrk(ctx, id, true, GFP_KERNEL))
 		return -ENOMEM;
 	if (!ctx_verify_buf(ctx, GFP_KERNEL)) {
 		zbatch_ctx_free(ctx);
@@ -563,7 +650,7 @@ static u8 sw_exec(struct zbatch_ctx *ctx, unsigned int id, int level,
 		  unsigned int *n, bool verify, u8 *err, u32 *crc)
 {
 	const struct zbatch_codec_ops *c = zbatch_codec(id);
-	void *wrk = c ? ctx_wrk(ctx, id, GFP_NOIO) : NULL;
+	void *wrk = c ? ctx_wrk(ctx, id, compress, GFP_NOIO) : NULL;
 	int ret;
 
 	*err = 0;

@@ -13,6 +13,9 @@
 struct zbatch_codec_ops {
 	size_t (*wrk_size)(void);
 	int (*wrk_init)(void *wrk);
+	/* a workspace that only decompresses: smaller (zstd: no cctx) */
+	size_t (*dwrk_size)(void);
+	int (*dwrk_init)(void *wrk);
 	/* Return 0, -ENOSPC (does not fit), -EBADMSG/-EINVAL (bad stream). */
 	/* @level: 0 for the codec's default, else zbatch_codec_level_check()'s */
 	int (*compress)(void *wrk, int level, const void *src,
@@ -24,6 +27,7 @@ struct zbatch_codec_ops {
 /* Per executing context scratch: codec workspaces, a verify buffer. */
 struct zbatch_ctx {
 	void *wrk[ZBATCH_CODEC_NR];
+	unsigned long dec_only;	/* codecs whose wrk only decompresses */
 	void *verify_buf;	/* ZBATCH_MAX_LEN bytes, on first verify */
 	struct list_head node;	/* in the submitter pool */
 	bool pooled;		/* a pool's: its memory counts in the pool's */
@@ -39,6 +43,12 @@ void zbatch_ctx_free(struct zbatch_ctx *ctx);
 size_t zbatch_ctx_bytes(void);
 /* Allocate @codec's workspace and the verify buffer now (may sleep). */
 int zbatch_ctx_prepare(struct zbatch_ctx *ctx, unsigned int codec);
+/*
+ * Allocate a workspace for decompressing with @codec only, unless there
+ * is one (may sleep); a compression with @codec on @ctx later replaces
+ * it with a whole one (allocated then, GFP_NOIO).
+ */
+int zbatch_ctx_prepare_decomp(struct zbatch_ctx *ctx, unsigned int codec);
 /*
  * Run one descriptor with codec @id in software and write its completion
  * record (the software executor's unit of work; exec_sw.c).

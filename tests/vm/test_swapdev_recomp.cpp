@@ -4,6 +4,7 @@
 // that every page reads back, incompressible pages written back, and the
 // background thread keeping its CPU budget. The model checker's side
 // (recompression racing with every other op) is ModelRecompress.
+#include <algorithm>
 #include <chrono>
 #include <cerrno>
 #include <cstring>
@@ -415,4 +416,39 @@ TEST(SwapdevRecompress, RemovalEndsARun)
 	EXPECT_EQ(rc_err, ENODEV) << "the run was not ended by the removal (or ended before it)";
 	EXPECT_LT(s, 2.0) << "the removal waited for the run";
 	EXPECT_NE(access(dir.c_str(), F_OK), 0) << "the device is still there";
+}
+
+// A secondary codec only decompresses on the streams (reads of
+// recompressed objects): each CPU's stream takes zstd's decompression
+// workspace for it (about 160 KiB), not the whole one (about 1 MiB, most
+// of it the compression tables). Measured as the memory disksize adds
+// (slab, vmalloc, per-CPU) with and without a secondary codec.
+TEST(SwapdevRecompress, TheSecondaryCodecTakesADecompressionWorkspacePerCpu)
+{
+	auto taken = [](const std::string &secondary) {
+		int id = std::stoi(sysfs_read(kSys + "/swapdev/hot_add"));
+		auto dir = "/sys/block/zbatchswap" + std::to_string(id) + "/zbatch";
+		EXPECT_EQ(sysfs_write(dir + "/codec", "lz4"), 0);
+		if (!secondary.empty()) {
+			EXPECT_EQ(sysfs_write(dir + "/recomp_algorithm", "algo=" + secondary), 0);
+		}
+		auto mem = [] {
+			return meminfo_kb("SUnreclaim") + meminfo_kb("VmallocUsed") +
+			       meminfo_kb("Percpu");
+		};
+		long before = mem();
+		EXPECT_EQ(sysfs_write(dir + "/disksize", "16M"), 0);
+		long after = mem();
+		EXPECT_EQ(sysfs_write(kSys + "/swapdev/hot_remove", std::to_string(id)), 0);
+		return after - before;
+	};
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long plain = std::min(taken(""), taken(""));
+	long zstd = std::min(taken("zstd"), taken("zstd"));
+	double per_cpu = static_cast<double>(zstd - plain) / cpus;
+	std::cout << "disksize takes " << plain << " kB without a secondary codec, " << zstd
+		  << " kB with zstd: " << per_cpu << " kB a CPU for it (" << cpus << " CPUs)\n";
+	RecordProperty("secondary_zstd_kib_per_cpu", std::to_string(per_cpu));
+	EXPECT_LT(per_cpu, 400.0) << "a whole zstd workspace on every stream";
+	EXPECT_GT(per_cpu, 64.0) << "no decompression workspace at all?";
 }
