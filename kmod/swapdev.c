@@ -1688,7 +1688,7 @@ static int zb_remove(struct zb_swapdev *z)
 		mutex_unlock(&z->disk->open_mutex);
 		return -EBUSY;
 	}
-	z->claim = true;
+	WRITE_ONCE(z->claim, true);
 	mutex_unlock(&z->disk->open_mutex);
 	sync_blockdev(z->disk->part0);
 	del_gendisk(z->disk);

@@ -12,8 +12,10 @@
 #include <linux/atomic.h>
 #include <linux/bio.h>
 #include <linux/blkdev.h>
+#include <linux/freezer.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
+#include <linux/sched/signal.h>
 #include <linux/spinlock.h>
 #include <linux/srcu.h>
 #include <linux/types.h>
@@ -138,20 +140,21 @@ struct zb_backing {
 
 /*
  * Recompression (swapdev_recomp.c). @lock (mutex): @thread, and @budget's
- * writers. @run (mutex): one recompression at a time (pages it chose
- * carry a mark only one run may own). @budget, @interval: read without
- * a lock by the thread.
+ * writers. @run (mutex): one recompression batch at a time (pages a batch
+ * chose carry a mark only one batch may own). @budget, @interval, @kick,
+ * @writers: read without a lock by the thread.
  */
 #define ZB_RC_INTERVAL		60	/* s, the default */
 #define ZB_RC_INTERVAL_MAX	86400
 struct zb_recomp {
 	struct mutex lock;		/* @thread, @budget's writers */
-	struct mutex run;		/* one recompression at a time */
+	struct mutex run;		/* one recompression batch at a time */
 	struct task_struct *thread;	/* the background thread, NULL: none */
 	wait_queue_head_t wait;		/* its sleeps; kthread_stop() ends them */
 	unsigned int budget;		/* percent of one CPU, 0: no thread */
 	unsigned int interval;		/* s between its passes */
-	bool kick;			/* @interval or @budget changed: the thread looks again */
+	int kick;			/* @interval or @budget changed: the thread looks again */
+	atomic_t writers;		/* recompress runs: the thread gives way */
 };
 
 /*
@@ -232,6 +235,22 @@ struct zb_swapdev {
 	/* requests per batch of device I/O, write and read */
 	atomic64_t batch_hist[2][ZBATCH_MAX_BATCH + 1];
 };
+
+/*
+ * Whether an operator's long run (writeback, recompress, idle) ends here,
+ * between batches, and how: a fatal signal (-EINTR); a suspend's freezer
+ * (-ERESTARTSYS: the write is made again after the thaw and takes what
+ * is left). Other signals do not end it: a handler's restarts would
+ * begin it anew each time, making no progress (zram's runs ignore them).
+ */
+static inline int zb_ended(void)
+{
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	if (signal_pending(current) && freezing(current))
+		return -ERESTARTSYS;
+	return 0;
+}
 
 static inline void zb_stat_add(struct zb_swapdev *z, enum zb_dev_stat s, s64 n)
 {
@@ -319,6 +338,7 @@ void zb_reserve_drop(struct zb_swapdev *z, struct zb_reserve *rv);
 #define ZB_WB_INCOMP	BIT(2)	/* only pages recompression could not shrink */
 u32 zb_slot_now(void);
 bool zb_slot_mark_idle(struct zb_swapdev *z, unsigned long index, u32 age, u32 now);
+bool zb_slot_older(struct zb_swapdev *z, unsigned long index, u32 age, u32 now);
 void zb_slot_accessed(struct zb_swapdev *z, unsigned long index, u32 now);
 bool zb_slot_wb_fits(struct zb_swapdev *z, unsigned long index, unsigned int mode,
 		     bool *unit);
@@ -343,7 +363,7 @@ void zb_bd_read_add(struct zb_swapdev *z, struct zb_bd_reads *rd, unsigned long 
 		    u8 *dst);
 int zb_bd_reads_run(struct zb_bd_reads *rd);
 void zb_bd_reads_drop(struct zb_bd_reads *rd);
-void zb_mark_idle(struct zb_swapdev *z, u32 age, bool kthread);
+int zb_mark_idle(struct zb_swapdev *z, u32 age);
 int zb_bd_wq_create(void);
 void zb_bd_wq_destroy(void);
 

@@ -29,14 +29,13 @@
  *
  * It never runs in reclaim: in the writer of "recompress", or in the
  * device's background thread (nice 19, freezable), which every
- * recomp_interval seconds recompresses the pages idle since its previous
- * pass (not read or rewritten for at least an interval), then marks the
- * pages in memory idle for the next; after every batch it sleeps so long
- * that the CPU time it took stays within recomp_budget percent of one
- * CPU. It reads on an I/O context of its own (zb_io_alloc_own()): a
- * nice-19 thread never holds a stream a swap-in waits for. Objects are
- * allocated without direct reclaim; when that fails the pass stops, the
- * old objects stay.
+ * recomp_interval seconds recompresses the pages not written or read for
+ * at least an interval (by the slots' times; it leaves the idle marks to
+ * the operator); after every batch it sleeps so long that the CPU time
+ * it took stays within recomp_budget percent of one CPU. It reads on an
+ * I/O context of its own (zb_io_alloc_own()): a nice-19 thread never
+ * holds a stream a swap-in waits for. Objects are allocated without
+ * direct reclaim; when that fails the pass stops, the old objects stay.
  *
  * Locks (locks.h): rc.lock (the thread and its settings) before
  * init_lock (read), then rc.run (one recompression batch at a time: the
@@ -94,6 +93,7 @@ struct zb_rc_args {
 	unsigned int mode;		/* ZB_WB_IDLE, ZB_WB_HUGE */
 	unsigned int threshold;		/* bytes a page, 0: any (else only as large) */
 	u64 max_pages;			/* pages still to try */
+	u32 age, now;			/* only pages untouched for @age s at @now (0: any) */
 };
 
 static struct zb_swapdev *dev_z(struct device *d)
@@ -171,7 +171,8 @@ static void rc_choose(struct zb_swapdev *z, struct zb_rc *rc, unsigned long *ind
 			return;		/* the next batch takes it */
 		zb_slots_lock(z, first, last - first);
 		for (i = first; i < last; i++) {
-			bool f = zb_slot_rc_fits(z, i, a->mode, &u, &len);
+			bool f = zb_slot_rc_fits(z, i, a->mode, &u, &len) &&
+				 zb_slot_older(z, i, a->age, a->now);
 
 			if (u) {
 				units++;
@@ -342,7 +343,7 @@ static void rc_pace(struct zb_swapdev *z, struct zb_rc_pace *p, unsigned int bud
 	unsigned long j;
 
 	p->owed += div_u64(ns * (100 - budget), budget);
-	if (xchg(&z->rc.kick, false))
+	if (xchg(&z->rc.kick, 0))
 		p->owed = 0;
 	j = nsecs_to_jiffies(p->owed);
 	if (!j)
@@ -350,20 +351,24 @@ static void rc_pace(struct zb_swapdev *z, struct zb_rc_pace *p, unsigned int bud
 	p->owed -= min_t(u64, p->owed, jiffies_to_nsecs(j));
 	wait_event_freezable_timeout(z->rc.wait, kthread_should_stop() ||
 				     READ_ONCE(z->rc.kick), j);
-	if (xchg(&z->rc.kick, false))
+	if (xchg(&z->rc.kick, 0))
 		p->owed = 0;
 }
 
 /*
- * One pass: recompress the pages idle since the previous pass, a batch
- * at a time within the budget (the locks let go between batches, so
- * that the operator's "recompress" and the device's configuration wait
- * a batch at most; the freezer may take the thread there), then mark
- * every page in memory idle, which the budget pays for too.
+ * One pass: recompress the pages not written or read for an interval
+ * (by their times: the idle marks are the operator's), a batch at a time
+ * within the budget (the locks let go between batches, so that the
+ * operator's "recompress" and the device's configuration wait a batch at
+ * most; the freezer may take the thread there).
  */
 static void rc_pass(struct zb_swapdev *z, struct zb_rc_pace *p)
 {
-	struct zb_rc_args a = { .mode = ZB_WB_IDLE, .max_pages = U64_MAX };
+	struct zb_rc_args a = {
+		.max_pages = U64_MAX,
+		.age = READ_ONCE(z->rc.interval),
+		.now = zb_slot_now(),
+	};
 	unsigned long index = 0;
 	struct zb_rc *rc = NULL;
 
@@ -372,11 +377,12 @@ static void rc_pass(struct zb_swapdev *z, struct zb_rc_pace *p)
 		int ret;
 
 		/*
-		 * A configuration writer waits for a writeback's run: the
-		 * thread does not queue behind it (unfreezable, unstoppable
-		 * for the run's length); the pass ends.
+		 * An operator's recompress runs (it does the work), or a
+		 * configuration writer waits for a writeback's run (the
+		 * thread does not queue behind it: unfreezable, unstoppable
+		 * for the run's length): the pass ends.
 		 */
-		if (!down_read_trylock(&z->init_lock))
+		if (atomic_read(&z->rc.writers) || !down_read_trylock(&z->init_lock))
 			break;
 		if (!z->disksize || z->codec2 < 0 || !budget || index >= z->nr_pages) {
 			up_read(&z->init_lock);
@@ -401,12 +407,6 @@ static void rc_pass(struct zb_swapdev *z, struct zb_rc_pace *p)
 		try_to_freeze();
 	}
 	rc_free(rc);
-	if (kthread_should_stop() || !down_read_trylock(&z->init_lock))
-		return;
-	if (z->disksize && z->codec2 >= 0)
-		zb_mark_idle(z, 0, true);
-	up_read(&z->init_lock);
-	rc_pace(z, p, READ_ONCE(z->rc.budget) ?: 100);
 }
 
 /*
@@ -428,7 +428,7 @@ static int rc_thread(void *data)
 		if (left > 0) {
 			wait_event_freezable_timeout(z->rc.wait, kthread_should_stop() ||
 						     READ_ONCE(z->rc.kick), left);
-			xchg(&z->rc.kick, false);
+			WRITE_ONCE(z->rc.kick, 0);
 			continue;
 		}
 		rc_pass(z, &p);
@@ -461,6 +461,7 @@ void zb_rc_init(struct zb_swapdev *z)
 	z->codec2 = -1;
 	mutex_init(&z->rc.lock);
 	mutex_init(&z->rc.run);
+	atomic_set(&z->rc.writers, 0);
 	init_waitqueue_head(&z->rc.wait);
 	z->rc.interval = ZB_RC_INTERVAL;
 }
@@ -616,20 +617,22 @@ static ssize_t recompress_store(struct device *d, struct device_attribute *attr,
 	/*
 	 * A batch at a time under init_lock (read; disksize, once set, stays)
 	 * and rc.run, so that configuration writers and the thread wait a
-	 * batch at most. Another writer's batch may take a while: not a hung
-	 * task. A signal ends the wait, or the run between batches (what is
-	 * recompressed stays so), and restarts the write once it is handled:
-	 * a suspend's freezer, a stop (SIGTSTP), a handler with SA_RESTART
-	 * wait for no run; the restarted run takes what is left. The device
-	 * being removed (claim) ends it too.
+	 * batch at most; the thread gives way while a writer runs (writers).
+	 * Its waits are interruptible (a signal restarts the write); the run
+	 * ends between batches as zb_ended() says (what is recompressed stays
+	 * so), or when the device is being removed (claim).
 	 */
+	atomic_inc(&z->rc.writers);
 	last = rc_cpu_now();
 	while (!ret && index < z->nr_pages && a.max_pages) {
 		if (READ_ONCE(z->claim)) {
 			ret = -ENODEV;
 			break;
 		}
-		down_read(&z->init_lock);
+		if (down_read_interruptible(&z->init_lock)) {
+			ret = -ERESTARTSYS;
+			break;
+		}
 		if (mutex_lock_interruptible(&z->rc.run)) {
 			up_read(&z->init_lock);
 			ret = -ERESTARTSYS;
@@ -642,13 +645,16 @@ static ssize_t recompress_store(struct device *d, struct device_attribute *attr,
 			eio = true;	/* those pages stay as they were: on */
 			ret = 0;
 		}
-		if (!ret && signal_pending(current))
-			ret = -ERESTARTSYS;
-		rc_charge(z, &last);
+		if (!ret)
+			ret = zb_ended();
 		cond_resched();
 	}
+	rc_charge(z, &last);
+	atomic_dec(&z->rc.writers);
 	rc_free(rc);
-	return ret ?: eio ? -EIO : len;
+	if (!ret && eio)
+		ret = -EIO;
+	return ret ?: len;
 out:
 	up_read(&z->init_lock);
 	return ret;
@@ -683,7 +689,7 @@ static ssize_t recomp_budget_store(struct device *d, struct device_attribute *a,
 		WRITE_ONCE(z->rc.budget, 0);
 	mutex_unlock(&z->rc.lock);
 	/* a thread sleeping off the old budget's debt: the new one from now */
-	WRITE_ONCE(z->rc.kick, true);
+	WRITE_ONCE(z->rc.kick, 1);
 	wake_up(&z->rc.wait);
 	return ret ?: len;
 }
@@ -707,7 +713,7 @@ static ssize_t recomp_interval_store(struct device *d, struct device_attribute *
 	if (!s || s > ZB_RC_INTERVAL_MAX)
 		return -ERANGE;
 	WRITE_ONCE(z->rc.interval, s);
-	WRITE_ONCE(z->rc.kick, true);
+	WRITE_ONCE(z->rc.kick, 1);
 	wake_up(&z->rc.wait);
 	return len;
 }

@@ -229,12 +229,25 @@ bool zb_slot_mark_idle(struct zb_swapdev *z, unsigned long index, u32 age, u32 n
 	slot_assert_locked(z, index);
 	if (!slot_in_memory(s))
 		return false;
-	if (age && now - slot_atime(s) < age) {
+	if (!zb_slot_older(z, index, age, now)) {
 		__clear_bit(ZB_SLOT_IDLE, &s->flags);
 		return false;
 	}
 	__set_bit(ZB_SLOT_IDLE, &s->flags);
 	return true;
+}
+
+/*
+ * Whether the page was last written or read at least @age seconds
+ * before @now (0: any page). A page touched since @now was read (a walk
+ * takes a while) is younger, never "older" by the time's wrap.
+ */
+bool zb_slot_older(struct zb_swapdev *z, unsigned long index, u32 age, u32 now)
+{
+	u32 t = slot_atime(&z->slots[index]);
+
+	slot_assert_locked(z, index);
+	return !age || (t <= now && now - t >= age);
 }
 
 /* The time a slot's reads are stamped with, and "idle N" counts from. */

@@ -515,13 +515,10 @@ static int wb_run(struct zb_swapdev *z, unsigned long index, unsigned long end,
 			ret = -EIO;	/* zram's answer at the limit */
 			break;
 		}
-		/*
-		 * A signal ends the run (what is written back stays so) and
-		 * restarts the write once handled: a suspend's freezer, a
-		 * stop, a handler with SA_RESTART wait for no run.
-		 */
-		if (signal_pending(current)) {
-			ret = ret ?: -ERESTARTSYS;
+		/* what is written back stays so (zb_ended()) */
+		err = zb_ended();
+		if (err) {
+			ret = ret ?: err;
 			break;
 		}
 		if (READ_ONCE(z->claim)) {
@@ -673,24 +670,25 @@ out:
  * Mark idle every page in memory last written or read at least @age
  * seconds ago (0: every page), and unmark the rest (zb_slot_mark_idle());
  * a mark holds until the page is read or rewritten. Under init_lock
- * (read), disksize set ("idle", or the recompression thread, @kthread:
- * it stops early, its marks partial, to be stopped or frozen).
+ * (read), disksize set. Return: 0, or -EINTR / -ERESTARTSYS (zb_ended())
+ * with the marks partial.
  */
-void zb_mark_idle(struct zb_swapdev *z, u32 age, bool kthread)
+int zb_mark_idle(struct zb_swapdev *z, u32 age)
 {
 	u32 now = zb_slot_now();
 	unsigned long i;
+	int ret = 0;
 
-	for (i = 0; i < z->nr_pages; i++) {
+	for (i = 0; i < z->nr_pages && !ret; i++) {
 		zb_slot_lock(z, i);
 		zb_slot_mark_idle(z, i, age, now);
 		zb_slot_unlock(z, i);
 		if (i % 1024)
 			continue;
 		cond_resched();
-		if (kthread && (kthread_should_stop() || freezing(current)))
-			break;
+		ret = zb_ended();
 	}
+	return ret;
 }
 
 /*
@@ -707,7 +705,7 @@ static ssize_t idle_store(struct device *d, struct device_attribute *a,
 	int ret = 0;
 
 	if (!sysfs_streq(buf, "all")) {
-		ret = kstrtou64(buf, 10, &age);
+		ret = kstrtou64(buf, 0, &age);	/* as zram's: 0x.. too */
 		if (ret)
 			return ret;
 		/* older than boot time can hold: no page is */
@@ -717,7 +715,7 @@ static ssize_t idle_store(struct device *d, struct device_attribute *a,
 	if (!z->disksize)
 		ret = -EINVAL;
 	else
-		zb_mark_idle(z, age, false);
+		ret = zb_mark_idle(z, age);
 	up_read(&z->init_lock);
 	return ret ?: len;
 }

@@ -463,16 +463,12 @@ TEST(ModelWritebackFaults, AFailingBackingDeviceLosesNoPage)
 {
 	auto cs = codecs();
 	ThpMadvise thp;
-	const std::string nb = "/sys/kernel/config/nullb/zbwbfail";
-	if (run("modprobe configfs && { mountpoint -q /sys/kernel/config || "
-		"mount -t configfs none /sys/kernel/config; } && "
-		"modprobe null_blk nr_devices=0").status)
+	NullBlk nb("zbwbfail", {{"memory_backed", "1"}, {"size", "16"}, {"blocksize", "4096"},
+				{"badblocks", "+0-8191"}});
+	if (!nb.available())
 		GTEST_SKIP() << "no null_blk with configfs in this kernel (the debug kernel "
 				"builds only its guests' modules): no failing disk to test with";
-	ASSERT_EQ(run("mkdir -p " + nb).status, 0);
-	for (auto [k, v] : {std::pair{"memory_backed", "1"}, {"size", "16"},
-			    {"blocksize", "4096"}, {"badblocks", "+0-8191"}, {"power", "1"}})
-		ASSERT_EQ(sysfs_write(nb + "/" + k, v), 0) << k;
+	ASSERT_TRUE(nb.ok()) << nb.error();
 	{
 		auto t = Target::zbatch("16k", cs[0], "8M", "/dev/zbwbfail");
 		check("blockdev --device " + t.path + " --pages 2048 --threads 2 --unit-pages 4"
@@ -486,17 +482,15 @@ TEST(ModelWritebackFaults, AFailingBackingDeviceLosesNoPage)
 		// the disk now fails reads too: reads of written-back pages fail
 		// (EIO, counted), and read again once it recovers
 		ASSERT_GT(bd[0], 0u) << "no page is on the disk to read";
-		ASSERT_EQ(sysfs_write(nb + "/badblocks", "+0-32767"), 0);
+		ASSERT_EQ(nb.set("badblocks", "+0-32767"), 0);
 		auto rd = "dd if=" + t.path + " of=/dev/null bs=64k count=128 iflag=direct "
 						  "status=none";
 		EXPECT_NE(run(rd).status, 0) << "a read from the failing disk succeeded";
 		us = zbatch::parse_kv(sysfs_read(t.wb_dir() + "/unit_stat"));
 		EXPECT_GT(us["bd_read_failed"], 0u);
-		ASSERT_EQ(sysfs_write(nb + "/badblocks", "-0-32767"), 0);
+		ASSERT_EQ(nb.set("badblocks", "-0-32767"), 0);
 		EXPECT_EQ(run(rd).status, 0) << "pages did not read back once the disk recovered";
 	}
-	sysfs_write(nb + "/power", "0");
-	run("rmdir " + nb);
 }
 
 // Reads of written-back pages held back 20 ms (debugfs

@@ -77,9 +77,9 @@ struct RcDev {
 	}
 };
 
-// @data written at the start of @path with O_DIRECT, 2 MiB at a time from
-// a huge page, so that units arrive whole (one multi-page bvec).
-void write_thp(const std::string &path, const std::vector<uint8_t> &data)
+// @data written at @at (the start) of @path with O_DIRECT, 2 MiB at a
+// time from a huge page, so that units arrive whole (one multi-page bvec).
+void write_thp(const std::string &path, const std::vector<uint8_t> &data, off_t at = 0)
 {
 	ThpMadvise thp;
 	const size_t huge = 2 << 20;
@@ -94,7 +94,7 @@ void write_thp(const std::string &path, const std::vector<uint8_t> &data)
 	for (size_t off = 0; off < data.size(); off += huge) {
 		size_t n = std::min(huge, data.size() - off);
 		memcpy(p, data.data() + off, n);
-		EXPECT_EQ(pwrite(fd, p, n, static_cast<off_t>(off)), static_cast<ssize_t>(n));
+		EXPECT_EQ(pwrite(fd, p, n, at + static_cast<off_t>(off)), static_cast<ssize_t>(n));
 	}
 	close(fd);
 	munmap(m, 2 * huge);
@@ -240,9 +240,10 @@ TEST(SwapdevRecompress, IncompressiblePagesAreWrittenBack)
 }
 
 // The background thread (recomp_budget 5, a pass a second): it exists
-// only while the budget is set; it gets through the device's idle pages;
-// and the CPU it takes while it works (recomp_stat's, its own and the
-// engines') stays within the budget.
+// only while the budget is set; it gets through the device's pages
+// untouched for a second; and the CPU it takes while it works
+// (recomp_stat's: its own, its batches run on it) stays within the
+// budget.
 TEST(SwapdevRecompress, BackgroundKeepsItsBudget)
 {
 	auto data = zbatch::generate(zbatch::Pattern::Real, 8 << 20, 13);
@@ -451,4 +452,41 @@ TEST(SwapdevRecompress, TheSecondaryCodecTakesADecompressionWorkspacePerCpu)
 	RecordProperty("secondary_zstd_kib_per_cpu", std::to_string(per_cpu));
 	EXPECT_LT(per_cpu, 400.0) << "a whole zstd workspace on every stream";
 	EXPECT_GT(per_cpu, 64.0) << "no decompression workspace at all?";
+}
+
+// The thread takes pages by their age, not by idle marks: pages written
+// 5 s before a pass with recomp_interval 4 are recompressed, pages
+// written 3 s before it are not (until a later pass); and it marks
+// nothing idle (the operator's marks stay the operator's: writeback idle
+// then finds none).
+TEST(SwapdevRecompress, TheThreadTakesPagesByAge)
+{
+	auto disk = backing_disk(16384);
+	ASSERT_FALSE(disk.empty()) << "no block device to write back to";
+	auto data = zbatch::generate(zbatch::Pattern::Real, 2 << 20, 29);
+	RcDev d("4k", "lz4", "zstd", disk);
+	write_thp(d.path, std::vector<uint8_t>(data.begin(), data.begin() + (1 << 20)));
+	uint64_t old_pages = d.stored_pages();
+	std::this_thread::sleep_for(std::chrono::seconds(5));
+	ASSERT_EQ(sysfs_write(d.dir + "/recomp_interval", "4"), 0);
+	ASSERT_EQ(sysfs_write(d.dir + "/recomp_budget", "100"), 0);	// a pass 4 s on
+	std::this_thread::sleep_for(std::chrono::seconds(1));
+	write_thp(d.path, std::vector<uint8_t>(data.begin() + (1 << 20), data.end()), 1 << 20);
+	uint64_t all = d.stored_pages();
+	ASSERT_GT(all, old_pages);
+	using clk = std::chrono::steady_clock;
+	auto deadline = clk::now() + std::chrono::seconds(30 * slow_factor());
+	while (d.rs().at(1) < old_pages && clk::now() < deadline)
+		std::this_thread::sleep_for(std::chrono::milliseconds(100));
+	auto first = d.rs().at(1);
+	std::cout << "first pass: " << first << " pages tried of " << old_pages << " old, "
+		  << all - old_pages << " young\n";
+	EXPECT_EQ(first, old_pages) << "the first pass took young pages, or missed old ones";
+	while (d.rs().at(1) < all && clk::now() < deadline)
+		std::this_thread::sleep_for(std::chrono::milliseconds(100));
+	EXPECT_EQ(d.rs().at(1), all) << "a later pass did not take the pages once old";
+	ASSERT_EQ(sysfs_write(d.dir + "/recomp_budget", "0"), 0);
+	ASSERT_EQ(sysfs_write(d.dir + "/writeback", "idle"), 0);
+	EXPECT_EQ(d.nums("bd_stat").at(0), 0u) << "the thread marked pages idle";
+	EXPECT_TRUE(reads_back(d.path, data));
 }

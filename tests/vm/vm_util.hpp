@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -119,20 +120,75 @@ inline std::string backing_disk(unsigned kib)
 	return z.status == 0 ? z.output : "";
 }
 
+// A null_blk disk /dev/@name made through configfs with @attrs (then
+// powered on): removed when it goes out of scope. available() false where
+// the kernel has no null_blk (the debug kernel builds only the modules its
+// guests load): the caller skips, saying so; ok() false, with error(),
+// when null_blk refused a setting: the caller fails.
+class NullBlk {
+public:
+	NullBlk(const std::string &name,
+		std::initializer_list<std::pair<const char *, const char *>> attrs)
+		: dir_("/sys/kernel/config/nullb/" + name)
+	{
+		if (run("modprobe configfs && { mountpoint -q /sys/kernel/config || "
+			"mount -t configfs none /sys/kernel/config; } && "
+			"modprobe null_blk nr_devices=0").status)
+			return;
+		available_ = true;
+		if (run("mkdir -p " + dir_).status) {
+			error_ = "mkdir " + dir_ + " failed";
+			return;
+		}
+		for (auto [k, v] : attrs)
+			if (int e = sysfs_write(dir_ + "/" + k, v)) {
+				error_ = std::string(k) + "=" + v + ": " + std::strerror(e);
+				return;
+			}
+		if (int e = sysfs_write(dir_ + "/power", "1"))
+			error_ = std::string("power=1: ") + std::strerror(e);
+		else
+			ok_ = true;
+	}
+	NullBlk(const NullBlk &) = delete;
+	~NullBlk()
+	{
+		sysfs_write(dir_ + "/power", "0");
+		run("rmdir " + dir_ + " 2>/dev/null");
+	}
+	bool available() const { return available_; }
+	bool ok() const { return ok_; }
+	const std::string &error() const { return error_; }
+	// Write @v to the device's configfs attribute @k; the errno.
+	int set(const std::string &k, const std::string &v) const
+	{
+		return sysfs_write(dir_ + "/" + k, v);
+	}
+
+private:
+	std::string dir_, error_;
+	bool available_ = false, ok_ = false;
+};
+
 // A suspend's freezer, tested (CONFIG_PM_DEBUG's pm_test "freezer"):
 // every task and freezable kernel thread frozen within @timeout_ms, held
-// 1 s, thawed. 0, or the errno of the write (EBUSY: a task refused to
-// freeze); ENOENT without pm_test.
+// 1 s, thawed; the settings restored. 0, or the errno of the write
+// (EBUSY: a task refused to freeze); ENOENT without pm_test.
 inline int pm_test_freeze(unsigned timeout_ms = 2000)
 {
+	const std::string timeout = "/sys/power/pm_freeze_timeout",
+			  delay = "/sys/module/suspend/parameters/pm_test_delay";
 	if (access("/sys/power/pm_test", W_OK))
 		return ENOENT;
-	sysfs_write("/sys/power/pm_freeze_timeout", std::to_string(timeout_ms));
-	sysfs_write("/sys/module/suspend/parameters/pm_test_delay", "1");
-	if (int e = sysfs_write("/sys/power/pm_test", "freezer"))
-		return e;
-	int e = sysfs_write("/sys/power/state", "freeze");
+	auto timeout0 = sysfs_read(timeout), delay0 = sysfs_read(delay);
+	sysfs_write(timeout, std::to_string(timeout_ms));
+	sysfs_write(delay, "1");
+	int e = sysfs_write("/sys/power/pm_test", "freezer");
+	if (!e)
+		e = sysfs_write("/sys/power/state", "freeze");
 	sysfs_write("/sys/power/pm_test", "none");
+	sysfs_write(timeout, timeout0);
+	sysfs_write(delay, delay0);
 	return e;
 }
 
