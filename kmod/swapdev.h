@@ -349,9 +349,9 @@ void zb_slot_wb_cancel(struct zb_swapdev *z, unsigned long index, bool failed);
 bool zb_slot_rc_fits(struct zb_swapdev *z, unsigned long index, unsigned int mode,
 		     const struct zb_unit **u, unsigned int *len);
 void zb_slot_rc_choose(struct zb_swapdev *z, unsigned long index);
-void zb_slot_rc_done(struct zb_swapdev *z, unsigned long index, bool incomp);
+void zb_slot_rc_done(struct zb_swapdev *z, unsigned long index, bool incomp, bool keep_idle);
 int zb_store_recompressed(struct zb_swapdev *z, unsigned long index, unsigned int nr_pages,
-			  const void *data, unsigned int clen);
+			  const void *data, unsigned int clen, bool keep_idle);
 
 /* swapdev_wb.c; its attributes sit in the device's "zbatch" directory */
 extern struct device_attribute dev_attr_backing_dev, dev_attr_idle, dev_attr_writeback,

@@ -84,6 +84,7 @@ struct zb_rc {
 	u8 *mem;			/* decompressed */
 	u8 *out;			/* compressed with the secondary codec */
 	struct zb_io *io;		/* its own: the reads, and the ctx for both codecs */
+	bool keep_idle;			/* the thread's: the idle marks stay as they are */
 	struct zbatch_batch batch;
 	struct zbatch_req req[ZB_RC_BATCH];
 };
@@ -211,7 +212,8 @@ static void rc_release(struct zb_swapdev *z, struct zb_rc *rc, const bool *incom
 	for (o = 0; o < rc->n; o++) {
 		for (p = 0; p < rc->obj[o].pages; p++) {
 			zb_slot_lock(z, rc->obj[o].index + p);
-			zb_slot_rc_done(z, rc->obj[o].index + p, incomp && incomp[o]);
+			zb_slot_rc_done(z, rc->obj[o].index + p, incomp && incomp[o],
+					rc->keep_idle);
 			zb_slot_unlock(z, rc->obj[o].index + p);
 		}
 	}
@@ -267,7 +269,7 @@ static int rc_commit(struct zb_swapdev *z, struct zb_rc *rc, const struct zb_rc_
 		if (req->status || (a->threshold && len / ob->pages >= a->threshold))
 			continue;	/* failed (counted by the core), or not small enough */
 		err = zb_store_recompressed(z, ob->index, ob->pages,
-					    rc->out + ob->first * PAGE_SIZE, len);
+					    rc->out + ob->first * PAGE_SIZE, len, rc->keep_idle);
 		if (err == -ENOMEM)
 			ret = err;
 		if (err)
@@ -377,19 +379,29 @@ static void rc_pass(struct zb_swapdev *z, struct zb_rc_pace *p)
 		int ret;
 
 		/*
-		 * An operator's recompress runs (it does the work), or a
-		 * configuration writer waits for a writeback's run (the
-		 * thread does not queue behind it: unfreezable, unstoppable
-		 * for the run's length): the pass ends.
+		 * An operator's recompress runs: the pass waits for it where
+		 * it is (freezable; the run does the work, and the pass goes
+		 * on past it after). A configuration writer waits for a
+		 * writeback's run: the thread does not queue behind it
+		 * (unfreezable, unstoppable for the run's length): the pass
+		 * ends.
 		 */
-		if (atomic_read(&z->rc.writers) || !down_read_trylock(&z->init_lock))
+		if (atomic_read(&z->rc.writers)) {
+			wait_event_freezable(z->rc.wait, kthread_should_stop() ||
+					     !atomic_read(&z->rc.writers));
+			continue;
+		}
+		if (!down_read_trylock(&z->init_lock))
 			break;
 		if (!z->disksize || z->codec2 < 0 || !budget || index >= z->nr_pages) {
 			up_read(&z->init_lock);
 			break;
 		}
-		if (!rc)
+		if (!rc) {
 			rc = rc_alloc(z);
+			if (rc)
+				rc->keep_idle = true;
+		}
 		/*
 		 * Short of memory (the next pass tries again), or a writer's
 		 * run (it may take minutes): this pass ends.
@@ -597,7 +609,9 @@ static ssize_t recompress_store(struct device *d, struct device_attribute *attr,
 		return ret;
 	if (a.threshold >= PAGE_SIZE)
 		return -EINVAL;
-	down_read(&z->init_lock);
+	/* a writeback's run may hold a configuration writer, and so this */
+	if (down_read_interruptible(&z->init_lock))
+		return -ERESTARTSYS;
 	if (!z->disksize) {
 		ret = -EINVAL;
 		goto out;
@@ -650,7 +664,8 @@ static ssize_t recompress_store(struct device *d, struct device_attribute *attr,
 		cond_resched();
 	}
 	rc_charge(z, &last);
-	atomic_dec(&z->rc.writers);
+	if (atomic_dec_and_test(&z->rc.writers))
+		wake_up(&z->rc.wait);	/* the thread's pass goes on */
 	rc_free(rc);
 	if (!ret && eio)
 		ret = -EIO;

@@ -360,20 +360,24 @@ void zb_slot_rc_choose(struct zb_swapdev *z, unsigned long index)
 }
 
 /*
- * Recompression is done with the page chosen: it stays as it is; it is
- * no longer idle (as zram's: recompression touched it, writeback of idle
- * pages waits for the next idle mark), and when the secondary codec
- * could not shrink it, @incomp marks it so (tried no more; "writeback
- * incompressible" takes it).
+ * Recompression is done with the page chosen: it stays as it is; an
+ * operator's run leaves it no longer idle (as zram's: recompression
+ * touched it, writeback of idle pages waits for the next idle mark), the
+ * background thread's (@keep_idle) leaves its mark as it was (the marks
+ * are the operator's); and when the secondary codec could not shrink
+ * it, @incomp marks it so (tried no more; "writeback incompressible"
+ * takes it).
  */
-void zb_slot_rc_done(struct zb_swapdev *z, unsigned long index, bool incomp)
+void zb_slot_rc_done(struct zb_swapdev *z, unsigned long index, bool incomp, bool keep_idle)
 {
 	struct zb_slot *s = &z->slots[index];
 
 	slot_assert_locked(z, index);
 	if (!slot_test(s, ZB_SLOT_UNDER_RC))
 		return;		/* read, freed or rewritten since */
-	s->flags &= ~(BIT(ZB_SLOT_UNDER_RC) | BIT(ZB_SLOT_IDLE));
+	__clear_bit(ZB_SLOT_UNDER_RC, &s->flags);
+	if (!keep_idle)
+		__clear_bit(ZB_SLOT_IDLE, &s->flags);
 	if (incomp)
 		__set_bit(ZB_SLOT_INCOMP, &s->flags);
 }
@@ -634,17 +638,19 @@ err_free:
  * or all of a unit's) by @clen bytes of @data, compressed with the
  * secondary codec, if every slot still holds what was chosen (its
  * zb_slot_rc_choose() mark is still there: nothing read, freed or
- * rewritten it since). The objects are allocated without direct reclaim
+ * rewritten it since); the page's time stays, and with @keep_idle (the
+ * background thread's) its idle mark. The objects are allocated without direct reclaim
  * (recompression can wait; as zram's) and past mem_limit (they replace
  * larger ones). Return: 0; -ESTALE (changed since: nothing stored, the
  * caller lets the slots go); -ENOMEM.
  */
 int zb_store_recompressed(struct zb_swapdev *z, unsigned long index, unsigned int nr_pages,
-			  const void *data, unsigned int clen)
+			  const void *data, unsigned int clen, bool keep_idle)
 {
 	unsigned int i, k = DIV_ROUND_UP(clen, PAGE_SIZE);
 	unsigned long h[ZB_UNIT_MAX_PAGES] = {};
 	u32 atime[ZB_UNIT_MAX_PAGES];
+	bool idle[ZB_UNIT_MAX_PAGES];
 	struct zb_unit *u = NULL;
 	int ret = 0;
 
@@ -674,6 +680,7 @@ int zb_store_recompressed(struct zb_swapdev *z, unsigned long index, unsigned in
 	}
 	for (i = 0; i < nr_pages; i++) {
 		atime[i] = slot_atime(&z->slots[index + i]);
+		idle[i] = keep_idle && slot_test(&z->slots[index + i], ZB_SLOT_IDLE);
 		zb_slot_free(z, index + i);
 	}
 	if (u) {
@@ -691,6 +698,8 @@ int zb_store_recompressed(struct zb_swapdev *z, unsigned long index, unsigned in
 	}
 	for (i = 0; i < nr_pages; i++) {
 		z->slots[index + i].flags |= BIT(ZB_SLOT_RECOMP);
+		if (idle[i])
+			__set_bit(ZB_SLOT_IDLE, &z->slots[index + i].flags);
 		slot_set_atime(&z->slots[index + i], atime[i]);
 		if (u)
 			z->slots[index + i].flags |= BIT(ZB_SLOT_UNIT) |

@@ -711,7 +711,9 @@ static ssize_t idle_store(struct device *d, struct device_attribute *a,
 		/* older than boot time can hold: no page is */
 		age = min_t(u64, age, U32_MAX);
 	}
-	down_read(&z->init_lock);
+	/* another run may hold a configuration writer, and so this */
+	if (down_read_interruptible(&z->init_lock))
+		return -ERESTARTSYS;
 	if (!z->disksize)
 		ret = -EINVAL;
 	else
@@ -748,7 +750,9 @@ static ssize_t writeback_store(struct device *d, struct device_attribute *a,
 	else
 		return -EINVAL;
 
-	down_read(&z->init_lock);
+	/* another run may hold a configuration writer, and so this */
+	if (down_read_interruptible(&z->init_lock))
+		return -ERESTARTSYS;
 	if (!z->disksize || (!mode && index >= z->nr_pages)) {
 		ret = -EINVAL;
 		goto out;
