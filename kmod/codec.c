@@ -51,11 +51,6 @@ static size_t deflate_dwrk_size(void)
 	return zlib_inflate_workspacesize();
 }
 
-static int deflate_dwrk_init(void *wrk)
-{
-	return 0;
-}
-
 static int deflate_compress(void *wrk, int level, const void *src,
 			    unsigned int slen, void *dst, unsigned int *dlen)
 {
@@ -111,17 +106,6 @@ static size_t lz4_wrk_size(void)
 }
 
 static int lz4_wrk_init(void *wrk)
-{
-	return 0;
-}
-
-/* Decompression takes no workspace: a word says the codec is prepared. */
-static size_t lz4_dwrk_size(void)
-{
-	return sizeof(long);
-}
-
-static int lz4_dwrk_init(void *wrk)
 {
 	return 0;
 }
@@ -282,16 +266,6 @@ static int lzo_wrk_init(void *wrk)
 	return 0;
 }
 
-static size_t lzo_dwrk_size(void)
-{
-	return sizeof(long);
-}
-
-static int lzo_dwrk_init(void *wrk)
-{
-	return 0;
-}
-
 static int lzo_compress(void *wrk, int level, const void *src,
 			unsigned int slen, void *dst, unsigned int *dlen)
 {
@@ -374,20 +348,20 @@ int zbatch_codec_level_norm(unsigned int id, int level)
 	return id < ZBATCH_CODEC_NR && dflt[id] == level ? 0 : level;
 }
 
-#define ZB_CODEC(id, pfx) \
+#define ZB_CODEC(id, pfx, ...) \
 	[id] = { \
 		.wrk_size = pfx##_wrk_size, \
 		.wrk_init = pfx##_wrk_init, \
-		.dwrk_size = pfx##_dwrk_size, \
-		.dwrk_init = pfx##_dwrk_init, \
 		.compress = pfx##_compress, \
 		.decompress = pfx##_decompress, \
+		__VA_ARGS__ \
 	}
 
 static const struct zbatch_codec_ops zbatch_codecs[ZBATCH_CODEC_NR] = {
-	ZB_CODEC(ZBATCH_CODEC_DEFLATE, deflate),
+	ZB_CODEC(ZBATCH_CODEC_DEFLATE, deflate, .dwrk_size = deflate_dwrk_size),
 	ZB_CODEC(ZBATCH_CODEC_LZ4, lz4),
-	ZB_CODEC(ZBATCH_CODEC_ZSTD, zstd),
+	ZB_CODEC(ZBATCH_CODEC_ZSTD, zstd, .dwrk_size = zstd_dwrk_size,
+		 .dwrk_init = zstd_dwrk_init),
 	ZB_CODEC(ZBATCH_CODEC_LZO, lzo),
 };
 
@@ -420,19 +394,12 @@ int zbatch_codec_by_name(const char *name)
 static atomic_t pooled_nr;
 static atomic_long_t pooled_bytes;
 
-/*
- * What an allocation of @size at @p takes: kmalloc's rounding, or pages;
- * a negative @size takes it back.
- */
-static void pooled_add(struct zbatch_ctx *ctx, const void *p, ssize_t size)
+/* What an allocation of @size at @p takes: kmalloc's rounding, or pages. */
+static void pooled_add(struct zbatch_ctx *ctx, const void *p, size_t size)
 {
-	size_t n = abs(size);
-	long b;
-
-	if (!ctx->pooled)
-		return;
-	b = is_vmalloc_addr(p) ? PAGE_ALIGN(n) : kmalloc_size_roundup(n);
-	atomic_long_add(size < 0 ? -b : b, &pooled_bytes);
+	if (ctx->pooled)
+		atomic_long_add(is_vmalloc_addr(p) ? PAGE_ALIGN(size) :
+				kmalloc_size_roundup(size), &pooled_bytes);
 }
 
 unsigned int zbatch_ctx_pooled(void)
@@ -464,8 +431,7 @@ static void *ctx_wrk(struct zbatch_ctx *ctx, unsigned int id, bool comp, gfp_t g
 		kvfree(wrk);
 		return NULL;
 	}
-	if (ctx->wrk[id]) {	/* decompression only until now */
-		pooled_add(ctx, ctx->wrk[id], -(ssize_t)c->dwrk_size());
+	if (ctx->wrk[id]) {	/* decompression only until now (never pooled) */
 		kvfree(ctx->wrk[id]);
 		__clear_bit(id, &ctx->dec_only);
 	}
@@ -474,23 +440,27 @@ static void *ctx_wrk(struct zbatch_ctx *ctx, unsigned int id, bool comp, gfp_t g
 	return wrk;
 }
 
+/*
+ * A codec without a decompression workspace (lz4, lzo) gets a word: a
+ * workspace there says the codec is prepared (ctx_wrk() allocates none).
+ * The submitters' pool never takes one: its contexts compress too.
+ */
 int zbatch_ctx_prepare_decomp(struct zbatch_ctx *ctx, unsigned int id)
 {
 	const struct zbatch_codec_ops *c = zbatch_codec(id);
 	void *wrk;
 
-	if (!c)
+	if (!c || WARN_ON_ONCE(ctx->pooled))
 		return -EINVAL;
 	if (ctx->wrk[id])
 		return 0;	/* prepared: for both, or for this */
-	wrk = kvzalloc(c->dwrk_size(), GFP_KERNEL);
+	wrk = kvzalloc(c->dwrk_size ? c->dwrk_size() : sizeof(long), GFP_KERNEL);
 	if (!wrk)
 		return -ENOMEM;
-	if (c->dwrk_init(wrk)) {
+	if (c->dwrk_init && c->dwrk_init(wrk)) {
 		kvfree(wrk);
 		return -ENOMEM;
 	}
-	pooled_add(ctx, wrk, c->dwrk_size());
 	ctx->wrk[id] = wrk;
 	__set_bit(id, &ctx->dec_only);
 	return 0;

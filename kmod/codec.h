@@ -13,9 +13,9 @@
 struct zbatch_codec_ops {
 	size_t (*wrk_size)(void);
 	int (*wrk_init)(void *wrk);
-	/* a workspace that only decompresses: smaller (zstd: no cctx) */
+	/* a workspace that only decompresses (zstd: no cctx); NULL: none */
 	size_t (*dwrk_size)(void);
-	int (*dwrk_init)(void *wrk);
+	int (*dwrk_init)(void *wrk);	/* NULL: nothing to set up */
 	/* Return 0, -ENOSPC (does not fit), -EBADMSG/-EINVAL (bad stream). */
 	/* @level: 0 for the codec's default, else zbatch_codec_level_check()'s */
 	int (*compress)(void *wrk, int level, const void *src,

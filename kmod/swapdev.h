@@ -363,7 +363,6 @@ void zb_bd_read_add(struct zb_swapdev *z, struct zb_bd_reads *rd, unsigned long 
 		    u8 *dst);
 int zb_bd_reads_run(struct zb_bd_reads *rd);
 void zb_bd_reads_drop(struct zb_bd_reads *rd);
-int zb_mark_idle(struct zb_swapdev *z, u32 age);
 int zb_bd_wq_create(void);
 void zb_bd_wq_destroy(void);
 

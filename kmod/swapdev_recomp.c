@@ -113,8 +113,11 @@ static void rc_free(struct zb_rc *rc)
 	kvfree(rc);
 }
 
-/* Under init_lock (read), disksize set, a secondary codec. */
-static struct zb_rc *rc_alloc(struct zb_swapdev *z)
+/*
+ * Under init_lock (read), disksize set, a secondary codec. @keep_idle:
+ * the thread's, which leaves the operator's idle marks as they are.
+ */
+static struct zb_rc *rc_alloc(struct zb_swapdev *z, bool keep_idle)
 {
 	struct zb_rc *rc = kvzalloc(sizeof(*rc), GFP_KERNEL);
 	unsigned int i;
@@ -128,6 +131,7 @@ static struct zb_rc *rc_alloc(struct zb_swapdev *z)
 		rc_free(rc);
 		return NULL;
 	}
+	rc->keep_idle = keep_idle;
 	for (i = 0; i < ZB_RC_BATCH; i++)
 		rc->buf[i] = rc->mem + i * PAGE_SIZE;
 	return rc;
@@ -397,14 +401,11 @@ static void rc_pass(struct zb_swapdev *z, struct zb_rc_pace *p)
 			up_read(&z->init_lock);
 			break;
 		}
-		if (!rc) {
-			rc = rc_alloc(z);
-			if (rc)
-				rc->keep_idle = true;
-		}
+		if (!rc)
+			rc = rc_alloc(z, true);
 		/*
 		 * Short of memory (the next pass tries again), or a writer's
-		 * run (it may take minutes): this pass ends.
+		 * batch running (its run was not yet counted): this pass ends.
 		 */
 		if (!rc || !mutex_trylock(&z->rc.run)) {
 			up_read(&z->init_lock);
@@ -624,7 +625,7 @@ static ssize_t recompress_store(struct device *d, struct device_attribute *attr,
 		ret = -EINVAL;	/* not the secondary codec */
 		goto out;
 	}
-	rc = rc_alloc(z);
+	rc = rc_alloc(z, false);
 	up_read(&z->init_lock);
 	if (!rc)
 		return -ENOMEM;

@@ -143,7 +143,8 @@ static void slot_clear(struct zb_slot *s)
 	s->handle = 0;
 }
 
-static u32 zb_now(void)
+/* The time a slot's stores and reads are stamped with, and ages count from. */
+u32 zb_slot_now(void)
 {
 	return (u32)ktime_get_boottime_seconds();
 }
@@ -248,12 +249,6 @@ bool zb_slot_older(struct zb_swapdev *z, unsigned long index, u32 age, u32 now)
 
 	slot_assert_locked(z, index);
 	return !age || (t <= now && now - t >= age);
-}
-
-/* The time a slot's reads are stamped with, and "idle N" counts from. */
-u32 zb_slot_now(void)
-{
-	return zb_now();
 }
 
 /*
@@ -416,7 +411,7 @@ static void used_max(struct zb_swapdev *z)
 void zb_store_same(struct zb_swapdev *z, unsigned long index, unsigned long word)
 {
 	struct zb_slot *s = &z->slots[index];
-	u32 now = zb_now();
+	u32 now = zb_slot_now();
 
 	zb_slot_lock(z, index);
 	if (slot_test(s, ZB_SLOT_UNIT))
@@ -545,7 +540,7 @@ int zb_store_page(struct zb_swapdev *z, unsigned long index, const void *data,
 		  unsigned int len, struct zb_reserve *rv)
 {
 	struct zb_slot *s = &z->slots[index];
-	u32 now = zb_now();
+	u32 now = zb_slot_now();
 	unsigned long h;
 
 	/* a reserve was made under the limit: its store goes through */
@@ -581,7 +576,7 @@ int zb_store_unit(struct zb_swapdev *z, unsigned long index, unsigned int nr_pag
 		  const void *data, unsigned int clen, struct zb_reserve *rv)
 {
 	unsigned int i, k = DIV_ROUND_UP(clen, PAGE_SIZE);
-	u32 now = zb_now();
+	u32 now = zb_slot_now();
 	struct zb_unit *u;
 
 	/* a reserve was made under the limit: its store goes through */

@@ -27,9 +27,7 @@
 #include <linux/delay.h>
 #include <linux/blkdev.h>
 #include <linux/file.h>
-#include <linux/freezer.h>
 #include <linux/fs.h>
-#include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -673,7 +671,7 @@ out:
  * (read), disksize set. Return: 0, or -EINTR / -ERESTARTSYS (zb_ended())
  * with the marks partial.
  */
-int zb_mark_idle(struct zb_swapdev *z, u32 age)
+static int zb_mark_idle(struct zb_swapdev *z, u32 age)
 {
 	u32 now = zb_slot_now();
 	unsigned long i;
