@@ -1031,6 +1031,12 @@ int zb_read_chosen(struct zb_swapdev *z, struct zb_io *own, const unsigned long 
 	int ret = 0;
 
 	r.io = own ?: io_get(z, &stm);
+	/*
+	 * Its own context's batches run here, on this CPU (io->submitter):
+	 * nothing is gained by batching, so each object is decompressed
+	 * straight from zsmalloc as zram does, with no copy.
+	 */
+	r.direct = own && own->submitter;
 	if (own)
 		io_reset(own);
 	r.io->bd.parent = NULL;		/* never meets a written-back page: none */

@@ -24,6 +24,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bio.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/blkdev.h>
 #include <linux/file.h>
@@ -341,6 +342,10 @@ struct zb_wb {
 	int err[ZB_WB_BATCH];
 	u8 *buf[ZB_WB_BATCH];		/* each a page, from one allocation */
 	u8 *mem;
+	/* wb_write()'s: each bio's first page; bios in flight, their end */
+	unsigned int first[ZB_WB_BATCH];
+	atomic_t pending;
+	struct completion done;
 };
 
 /* Pages writeback may still write: the limit, or all when it is off. */
@@ -363,15 +368,59 @@ static void wb_charge(struct zb_backing *bd, u64 pages)
 }
 
 /*
- * Choose up to @max pages from *@index on, a unit-sized region at a time
- * (its slots locked together, as a unit's writer locks them), so that a
- * unit is decompressed once. A unit's pages go together or not at all:
+ * Under the slot locks of region [@first, @last): its pages writeback
+ * takes by @mode, a bit each. A unit's pages go together or not at all:
  * a unit's memory is freed only when its last page leaves it, so pages
  * written back while another stays would free nothing (by "idle" or
- * "huge"; one page asked for by page_index goes alone). The one
- * exception is the end of the allowance (@cut: @max is what the limit
- * still allows): a batch that cannot take a whole region takes what it
- * can of it. *@index moves past the regions looked at; a region that
+ * "huge"; one page asked for by page_index goes alone).
+ */
+static unsigned long wb_region_fits(struct zb_swapdev *z, unsigned long first,
+				    unsigned long last, unsigned int mode)
+{
+	unsigned long i, fits = 0, units = 0, unit_fits = 0;
+	bool unit;
+
+	for (i = first; i < last; i++) {
+		bool f = zb_slot_wb_fits(z, i, mode, &unit);
+
+		units |= (unsigned long)unit << (i - first);
+		fits |= (unsigned long)f << (i - first);
+		unit_fits |= (unsigned long)(f && unit) << (i - first);
+	}
+	if (mode && unit_fits != units)
+		fits &= ~units;		/* some of the unit stays */
+	return fits;
+}
+
+/*
+ * Whether writeback would take a page of [@index, @end) by @mode: when
+ * no block is left, that is what makes the run's end -ENOSPC, not 0.
+ */
+static bool wb_any_left(struct zb_swapdev *z, unsigned long index, unsigned long end,
+			unsigned int mode)
+{
+	while (index < end) {
+		unsigned long last = min(end, round_down(index, z->unit_pages) + z->unit_pages);
+		unsigned long fits;
+
+		zb_slots_lock(z, index, last - index);
+		fits = wb_region_fits(z, index, last, mode);
+		zb_slots_unlock(z, index, last - index);
+		if (fits)
+			return true;
+		index = last;
+		cond_resched();
+	}
+	return false;
+}
+
+/*
+ * Choose up to @max pages from *@index on, a unit-sized region at a time
+ * (its slots locked together, as a unit's writer locks them), so that a
+ * unit is decompressed once. A unit's pages go together
+ * (wb_region_fits()), but for the end of the allowance (@cut: @max is
+ * what the limit still allows): a batch that cannot take a whole region
+ * takes what it can of it. *@index moves past the regions looked at; a region that
  * does not fit the batch waits for the next (without @cut, when the
  * batch is empty, the blocks left cannot hold it: *@index stays).
  */
@@ -379,21 +428,12 @@ static void wb_choose(struct zb_swapdev *z, struct zb_wb *wb, unsigned long *ind
 		      unsigned long end, unsigned int mode, unsigned int max, bool cut)
 {
 	while (*index < end && wb->n < max) {
-		unsigned long i, first = *index, last, fits = 0, units = 0, unit_fits = 0;
+		unsigned long i, first = *index, last, fits;
 		unsigned int k;
-		bool unit;
 
 		last = min(end, round_down(first, z->unit_pages) + z->unit_pages);
 		zb_slots_lock(z, first, last - first);
-		for (i = first; i < last; i++) {
-			bool f = zb_slot_wb_fits(z, i, mode, &unit);
-
-			units |= (unsigned long)unit << (i - first);
-			fits |= (unsigned long)f << (i - first);
-			unit_fits |= (unsigned long)(f && unit) << (i - first);
-		}
-		if (mode && unit_fits != units)
-			fits &= ~units;		/* some of the unit stays */
+		fits = wb_region_fits(z, first, last, mode);
 		k = hweight_long(fits);
 		if (k > max - wb->n && (wb->n || !cut)) {
 			zb_slots_unlock(z, first, last - first);
@@ -411,29 +451,63 @@ static void wb_choose(struct zb_swapdev *z, struct zb_wb *wb, unsigned long *ind
 	}
 }
 
-/* Write the copies, one bio a run of consecutive blocks; wb->err[] each. */
+/* A write of wb_write()'s: the last to end wakes the writer. */
+static void wb_end_io(struct bio *bio)
+{
+	struct zb_wb *wb = bio->bi_private;
+
+	if (atomic_dec_and_test(&wb->pending))
+		complete(&wb->done);
+}
+
+/*
+ * Write the copies, one bio a run of consecutive blocks, all submitted
+ * before any is waited for (a batch takes one I/O's time on a disk that
+ * serves them together, not 64: a suspend's freezer waits for it);
+ * wb->err[] each. The wait cannot be cut short: the bios write from
+ * wb's pages.
+ */
 static void wb_write(struct zb_swapdev *z, struct zb_wb *wb)
 {
-	unsigned int i = 0;
+	struct bio *bios[ZB_WB_BATCH];
+	unsigned int i = 0, nr = 0, b, k;
+	struct blk_plug plug;
 
+	/* one reference of its own until every bio is submitted */
+	atomic_set(&wb->pending, 1);
+	init_completion(&wb->done);
+	blk_start_plug(&plug);
 	while (i < wb->n) {
-		unsigned int j = i + 1, k;
+		unsigned int j = i + 1;
 		struct bio *bio;
-		int err;
 
 		while (j < wb->n && wb->block[j] == wb->block[j - 1] + 1)
 			j++;
-		bio = bio_alloc(z->bd.bdev, j - i, REQ_OP_WRITE | REQ_SYNC, GFP_KERNEL);
+		/* fs_bio_set: each bio is submitted before the next is taken */
+		bio = bio_alloc(z->bd.bdev, j - i, REQ_OP_WRITE | REQ_SYNC, GFP_NOIO);
 		bio->bi_iter.bi_sector = wb->block[i] << (PAGE_SHIFT - SECTOR_SHIFT);
+		bio->bi_end_io = wb_end_io;
+		bio->bi_private = wb;
 		for (k = i; k < j; k++)
 			__bio_add_page(bio, vmalloc_to_page(wb->buf[k]), PAGE_SIZE, 0);
-		err = submit_bio_wait(bio);
-		bio_put(bio);
-		for (k = i; k < j; k++)
+		wb->first[nr] = i;
+		bios[nr++] = bio;
+		atomic_inc(&wb->pending);
+		submit_bio(bio);
+		i = j;
+	}
+	blk_finish_plug(&plug);
+	if (!atomic_dec_and_test(&wb->pending))
+		wait_for_completion_io(&wb->done);
+	for (b = 0; b < nr; b++) {
+		unsigned int end = b + 1 < nr ? wb->first[b + 1] : wb->n;
+		int err = blk_status_to_errno(bios[b]->bi_status);
+
+		for (k = wb->first[b]; k < end; k++)
 			wb->err[k] = err;
 		if (!err)	/* written, as zram counts, kept or not */
-			zb_stat_add(z, ZBS_BD_WRITES, j - i);
-		i = j;
+			zb_stat_add(z, ZBS_BD_WRITES, end - wb->first[b]);
+		bio_put(bios[b]);
 	}
 }
 
@@ -531,7 +605,9 @@ static int wb_run(struct zb_swapdev *z, unsigned long index, unsigned long end,
 		if (max)	/* only the limit may cut a unit */
 			wb_choose(z, wb, &index, end, mode, max, max == allowed);
 		if (!wb->n && index == at) {
-			ret = -ENOSPC;	/* the blocks left do not hold what is next */
+			/* the blocks left do not hold what is next, if anything is */
+			if (max || wb_any_left(z, index, end, mode))
+				ret = -ENOSPC;
 			break;
 		}
 		for (i = 0; i < wb->n; i++) {

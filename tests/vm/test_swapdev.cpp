@@ -709,6 +709,63 @@ TEST(Swapdev, ASuspendDoesNotWaitForAWriteback)
 	}
 }
 
+// A writeback batch's bios are in flight together: on a backing device
+// that completes each I/O 200 ms after it came (null_blk) and holds 256
+// blocks, every page written back once (contiguous blocks: a bio a
+// batch; then nothing is left to write: 0, not ENOSPC), then the even
+// pages rewritten (their blocks freed) and written back again, into the
+// freed blocks 0, 2, 4, ...: 128 pages in 2 batches of 64 one-page bios.
+// One after another they take 25.6 s; together, a few I/O times. Every
+// page reads back (from the disk); with the disk full again, a page that
+// could go makes writeback's answer ENOSPC.
+TEST(Swapdev, AWritebackBatchWritesItsBiosTogether)
+{
+	NullBlk nb("zbwbscatter", {{"memory_backed", "1"}, {"size", "1"}, {"blocksize", "4096"},
+				   {"irqmode", "2"}, {"completion_nsec", "200000000"}});
+	if (!nb.available())
+		GTEST_SKIP() << "no null_blk with configfs in this kernel (the debug kernel "
+				"builds only its guests' modules): no slow disk to test with";
+	ASSERT_TRUE(nb.ok()) << nb.error();
+	auto d = create_wb("4M", "4k", "/dev/zbwbscatter");
+	auto dir = wb_dir(d);
+	auto text = zbatch::generate(zbatch::Pattern::Text, 256 * 4096, 23);
+	auto second = zbatch::generate(zbatch::Pattern::Text, 256 * 4096, 24);
+	int fd = open(d.path.c_str(), O_RDWR | O_DIRECT);
+	ASSERT_GE(fd, 0);
+	void *buf = aligned_alloc(4096, 256 * 4096);
+	memcpy(buf, text.data(), 256 * 4096);
+	ASSERT_EQ(pwrite(fd, buf, 256 * 4096, 0), 256 * 4096);
+	ASSERT_EQ(sysfs_write(dir + "/idle", "all"), 0);
+	// the disk full, nothing else to write: done, not ENOSPC
+	ASSERT_EQ(sysfs_write(dir + "/writeback", "idle"), 0);
+	ASSERT_EQ(info(d).bd_count, 256u) << "the disk's 256 blocks, all written";
+	auto *p = static_cast<char *>(buf);
+	for (unsigned int i = 0; i < 256; i += 2) {
+		memcpy(p + i * 4096, second.data() + i * 4096, 4096);
+		ASSERT_EQ(pwrite(fd, p + i * 4096, 4096, i * 4096), 4096);
+	}
+	ASSERT_EQ(sysfs_write(dir + "/idle", "all"), 0);
+	auto t0 = std::chrono::steady_clock::now();
+	ASSERT_EQ(sysfs_write(dir + "/writeback", "idle"), 0);
+	double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+	std::cout << "writeback of 128 pages into scattered blocks took " << s << " s\n";
+	EXPECT_EQ(info(d).bd_count, 256u);
+	EXPECT_EQ(info(d).bd_writes, 384u);
+	EXPECT_LT(s, 6.0) << "the bios of a batch were written one after another "
+			     "(2 batches of 64 one-page bios at 200 ms an I/O: 25.6 s)";
+	void *got = aligned_alloc(4096, 256 * 4096);
+	ASSERT_EQ(pread(fd, got, 256 * 4096, 0), 256 * 4096);
+	EXPECT_EQ(memcmp(got, buf, 256 * 4096), 0) << "written-back pages did not read back";
+	// full again, and a page that could go: ENOSPC
+	ASSERT_EQ(pwrite(fd, buf, 4096, 300 * 4096), 4096);
+	ASSERT_EQ(sysfs_write(dir + "/idle", "all"), 0);
+	EXPECT_EQ(sysfs_write(dir + "/writeback", "idle"), ENOSPC);
+	close(fd);
+	free(buf);
+	free(got);
+	destroy(d);
+}
+
 // A backing device of one block, a read of a written-back page held in
 // its I/O for 300 ms (debugfs fault_bd_read_delay_ms), and meanwhile the
 // page rewritten (its block freed) and another page written back, which
