@@ -1317,6 +1317,13 @@ static ssize_t disksize_store(struct device *d, struct device_attribute *a,
 				    z->id, z->unit_pages * PAGE_SIZE / SZ_1K, ret);
 		goto out;
 	}
+	if (z->codec2 == z->codec && zbatch_codec_level_norm(z->codec, z->level) ==
+				     zbatch_codec_level_norm(z->codec2, z->level2)) {
+		pr_warn_ratelimited("zbatchswap%d: the secondary codec is the primary at the same level: recompression would shrink nothing\n",
+				    z->id);
+		ret = -EINVAL;
+		goto out;
+	}
 	ret = zb_store_init(z, size);
 	if (ret)
 		goto out;

@@ -342,7 +342,8 @@ struct zb_wb {
 	int err[ZB_WB_BATCH];
 	u8 *buf[ZB_WB_BATCH];		/* each a page, from one allocation */
 	u8 *mem;
-	/* wb_write()'s: each bio's first page; bios in flight, their end */
+	/* wb_write()'s: its bios, each one's first page; in flight, their end */
+	struct bio *bio[ZB_WB_BATCH];
 	unsigned int first[ZB_WB_BATCH];
 	atomic_t pending;
 	struct completion done;
@@ -469,7 +470,6 @@ static void wb_end_io(struct bio *bio)
  */
 static void wb_write(struct zb_swapdev *z, struct zb_wb *wb)
 {
-	struct bio *bios[ZB_WB_BATCH];
 	unsigned int i = 0, nr = 0, b, k;
 	struct blk_plug plug;
 
@@ -491,7 +491,7 @@ static void wb_write(struct zb_swapdev *z, struct zb_wb *wb)
 		for (k = i; k < j; k++)
 			__bio_add_page(bio, vmalloc_to_page(wb->buf[k]), PAGE_SIZE, 0);
 		wb->first[nr] = i;
-		bios[nr++] = bio;
+		wb->bio[nr++] = bio;
 		atomic_inc(&wb->pending);
 		submit_bio(bio);
 		i = j;
@@ -501,13 +501,13 @@ static void wb_write(struct zb_swapdev *z, struct zb_wb *wb)
 		wait_for_completion_io(&wb->done);
 	for (b = 0; b < nr; b++) {
 		unsigned int end = b + 1 < nr ? wb->first[b + 1] : wb->n;
-		int err = blk_status_to_errno(bios[b]->bi_status);
+		int err = blk_status_to_errno(wb->bio[b]->bi_status);
 
 		for (k = wb->first[b]; k < end; k++)
 			wb->err[k] = err;
 		if (!err)	/* written, as zram counts, kept or not */
 			zb_stat_add(z, ZBS_BD_WRITES, end - wb->first[b]);
-		bio_put(bios[b]);
+		bio_put(wb->bio[b]);
 	}
 }
 

@@ -795,6 +795,16 @@ TEST(CmdDev, CreateWithRecompression)
 	r = run_dev_create(s.ctx, bad);
 	ASSERT_FALSE(r);
 	EXPECT_EQ(r.error().message, "--recomp-algorithm brotli: one of deflate, lz4, zstd, lzo");
+	// its own codec at the same level (lz4's default given as 1): nothing to gain
+	bad.recomp_codec = "lz4";
+	bad.recomp_level = 1;
+	r = run_dev_create(s.ctx, bad);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().code, EINVAL);
+	EXPECT_TRUE(r.error().message.starts_with("--recomp-algorithm lz4: the device's own codec "
+						  "at the same level"))
+		<< r.error().message;
+	bad.recomp_level = 9;
 	bad.recomp_codec = "zstd";
 	bad.unit = "64k";
 	r = run_dev_create(s.ctx, bad);

@@ -201,7 +201,10 @@ TEST(Swapdev, RecompressionSettingsAreChecked)
 		return r ? std::string("ok") : r.error().message;
 	};
 	EXPECT_EQ(err(cfg("zstd", 9, 10, 5)), "ok");
-	EXPECT_EQ(err(cfg("lz4", 0, 0, 86400)), "ok") << "the same codec, budget 0";
+	EXPECT_EQ(err(cfg("lz4", 8, 0, 86400)), "ok") << "the same codec at another level, budget 0";
+	EXPECT_TRUE(err(cfg("lz4", 0, 0, 86400)).starts_with("--recomp-algorithm lz4: the device's "
+							     "own codec at the same level"))
+		<< "the same codec at the same level: nothing to gain";
 	EXPECT_EQ(err(cfg("", 0, -1, -1)), "ok") << "no recompression";
 	EXPECT_EQ(err(cfg("gzip", 0, -1, -1)), "--recomp-algorithm gzip: one of deflate, lz4, zstd, lzo");
 	EXPECT_EQ(err(cfg("", 9, -1, -1)), "--recomp-level needs --recomp-algorithm (the secondary "

@@ -180,6 +180,16 @@ TEST(SwapdevRecompress, RefusalsAndSettings)
 	EXPECT_EQ(sysfs_write(dir + "/recomp_interval", "0"), ERANGE);
 	EXPECT_EQ(sysfs_write(dir + "/recomp_interval", "86401"), ERANGE);
 	EXPECT_EQ(sysfs_write(kSys + "/swapdev/hot_remove", std::to_string(id)), 0);
+	// the primary codec at the same level again would shrink nothing: the
+	// device refuses to start so; at another level it starts
+	id = std::stoi(sysfs_read(kSys + "/swapdev/hot_add"));
+	dir = "/sys/block/zbatchswap" + std::to_string(id) + "/zbatch";
+	EXPECT_EQ(sysfs_write(dir + "/codec", "zstd"), 0);
+	EXPECT_EQ(sysfs_write(dir + "/recomp_algorithm", "algo=zstd"), 0);
+	EXPECT_EQ(sysfs_write(dir + "/disksize", "16M"), EINVAL) << "zstd at its default twice";
+	EXPECT_EQ(sysfs_write(dir + "/algorithm_params", "priority=1 level=9"), 0);
+	EXPECT_EQ(sysfs_write(dir + "/disksize", "16M"), 0);
+	EXPECT_EQ(sysfs_write(kSys + "/swapdev/hot_remove", std::to_string(id)), 0);
 }
 
 // Real data stored with lz4, recompressed with zstd: the memory stored

@@ -154,6 +154,19 @@ Result<SwapdevConfig> check_swapdev_config(const SwapdevConfig &c)
 	if (auto l = check_codec_level(c.recomp_codec, c.recomp_level, c.unit); !l)
 		return fail(l.error().code, fmt::format("--recomp-level {}: {}", c.recomp_level,
 							l.error().message));
+	// the defaults the kernel writes as 0 (zbatch_codec_level_norm())
+	auto norm = [](const std::string &codec, int l) {
+		static const std::pair<const char *, int> dflt[] = {
+			{"deflate", 6}, {"lz4", 1}, {"zstd", 3}};
+		for (const auto &[name, d] : dflt)
+			if (codec == name && l == d)
+				return 0;
+		return l;
+	};
+	if (c.recomp_codec == c.codec && norm(c.codec, c.level) == norm(c.codec, c.recomp_level))
+		return fail(EINVAL, fmt::format("--recomp-algorithm {}: the device's own codec at the "
+						"same level would shrink nothing (give --recomp-level "
+						"another level, or another codec)", c.recomp_codec));
 	if (c.recomp_budget != -1 && (c.recomp_budget < 0 || c.recomp_budget > 100))
 		return fail(ERANGE, fmt::format("--recomp-budget {}: 0 to 100 (percent of one CPU; "
 						"0: no background recompression)", c.recomp_budget));
