@@ -10,6 +10,15 @@
 #include <uapi/linux/idxd.h>
 #include <uapi/linux/zbatch.h>
 
+/*
+ * Codecs inside the module only, past the uapi's (never a batch of
+ * /dev/zbatch's, never listed): lz4 with inputs over a page kept as
+ * chained 4 KiB blocks (codec.c), the swap device's units.
+ */
+#define ZBATCH_CODEC_LZ4U	ZBATCH_CODEC_NR
+#define ZBATCH_CODECS_ALL	(ZBATCH_CODEC_NR + 1)
+#define ZBATCH_LZ4U_MAX_BLOCKS	16
+
 struct zbatch_codec_ops {
 	size_t (*wrk_size)(void);
 	int (*wrk_init)(void *wrk);
@@ -35,6 +44,12 @@ struct zbatch_ctx {
 
 const struct zbatch_codec_ops *zbatch_codec(unsigned int id);
 const char *zbatch_codec_name(unsigned int id);	/* uapi ZBATCH_CODEC_NAMES */
+/* The uapi codec @id is a form of (LZ4U: LZ4): names, levels, costs, workspaces. */
+unsigned int zbatch_codec_family(unsigned int id);
+/* An LZ4U unit's header, cut and blocks (codec.c). */
+int zbatch_lz4u_lens(const void *hdr, unsigned int slen, unsigned int n, u16 *len);
+unsigned int zbatch_lz4u_pieces(const u16 *len, unsigned int n, u16 *plen, u8 *first);
+int zbatch_lz4u_block(const void *src, unsigned int len, u8 *out, unsigned int k);
 int zbatch_codec_by_name(const char *name);
 int zbatch_codec_level_check(unsigned int id, int level, unsigned int max_len);
 int zbatch_codec_level_norm(unsigned int id, int level);

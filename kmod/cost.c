@@ -16,6 +16,7 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 
+#include "codec.h"
 #include "cost.h"
 #include "plan.h"
 
@@ -51,6 +52,7 @@ static void ewma(unsigned long *avg, unsigned long sample)
 void zbatch_cost_exec(unsigned int codec, enum zbatch_op op,
 		      unsigned int bytes, u64 ns)
 {
+	codec = zbatch_codec_family(codec);	/* lz4 units cost as lz4 */
 	if (codec >= ZBATCH_CODEC_NR || !bytes)
 		return;
 	ewma(&ns_per_kib[codec][op == ZBATCH_OP_DECOMPRESS],
@@ -79,6 +81,7 @@ void zbatch_cost_handoff(u64 ns, bool woken)
 
 u64 zbatch_cost_work(unsigned int codec, enum zbatch_op op, u64 bytes)
 {
+	codec = zbatch_codec_family(codec);
 	if (codec >= ZBATCH_CODEC_NR)
 		return 0;
 	return div_u64(READ_ONCE(ns_per_kib[codec][op == ZBATCH_OP_DECOMPRESS]) *

@@ -15,6 +15,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/unaligned.h>
 #include <linux/vmalloc.h>
 #include <linux/zbatch.h>
 #include <linux/zbatch_exec.h>
@@ -847,6 +848,86 @@ static void test_levels(struct st_bufs *b)
  * must then not walk the job's slices, which a caller's batch from
  * kmalloc() (the API's own example) leaves as garbage. Poisoned here.
  */
+/*
+ * lz4 units (ZBATCH_CODEC_LZ4U, the swap device's): 4 and 16 pages of
+ * text and mixed data round-trip whole and block by block as the store
+ * cuts them; a header that does not add up is refused; a unit with an
+ * incompressible page does not fit (-ENOSPC: the device stores its pages
+ * one by one); a page alone is plain lz4.
+ */
+static const char *lz4u_check(struct zbatch_ctx *ctx, u8 *src, u8 *cmp, u8 *dec)
+{
+	u16 len[ZBATCH_LZ4U_MAX_BLOCKS], plen[ZBATCH_LZ4U_MAX_BLOCKS];
+	u8 first[ZBATCH_LZ4U_MAX_BLOCKS + 1];
+	unsigned int n, k, p, size, clen, off, np;
+	struct zbatch_req req;
+
+	for (n = 4; n <= ZBATCH_LZ4U_MAX_BLOCKS; n *= 4) {
+		size = n * PAGE_SIZE;
+		for (k = 0; k < n; k++)
+			fill(src + k * PAGE_SIZE, PAGE_SIZE, k % 3 ? PAT_TEXT : PAT_MIXED, n + k);
+		zbatch_req_init(&req, ZBATCH_OP_COMPRESS, src, size, cmp, size - PAGE_SIZE);
+		if (zbatch_run_inline(ctx, &req, ZBATCH_CODEC_LZ4U, 0))
+			return "a unit of text did not compress";
+		clen = req.produced;
+		memset(dec, ST_POISON, size + ST_GUARD);
+		zbatch_req_init(&req, ZBATCH_OP_DECOMPRESS, cmp, clen, dec, size);
+		if (zbatch_run_inline(ctx, &req, ZBATCH_CODEC_LZ4U, 0) ||
+		    req.produced != size || memcmp(dec, src, size) || !guard_ok(dec, size))
+			return "a unit's round trip differs";
+		if (zbatch_lz4u_lens(cmp, clen, n, len))
+			return "a unit's header does not add up";
+		np = zbatch_lz4u_pieces(len, n, plen, first);
+		for (p = 0, off = 0; p < np; off += plen[p++])
+			if (!plen[p] || plen[p] > PAGE_SIZE || first[p] >= first[p + 1])
+				return "a unit's cut makes an empty or oversized object";
+		if (off != clen || first[np] != n || np > n)
+			return "a unit's cut does not cover its stream";
+		memset(dec, 0, size);
+		for (k = 0, off = n * sizeof(__le16); k < n; off += len[k++])
+			if (zbatch_lz4u_block(cmp + off, len[k], dec, k))
+				return "a block does not decode on its own";
+		if (memcmp(dec, src, size))
+			return "blocks decoded one by one differ";
+		put_unaligned_le16(len[0] + 1, cmp);
+		zbatch_req_init(&req, ZBATCH_OP_DECOMPRESS, cmp, clen, dec, size);
+		if (!zbatch_run_inline(ctx, &req, ZBATCH_CODEC_LZ4U, 0))
+			return "a header that does not add up decoded";
+	}
+	fill(src, 4 * PAGE_SIZE, PAT_TEXT, 3);
+	fill(src + PAGE_SIZE, PAGE_SIZE, PAT_RANDOM, 4);
+	zbatch_req_init(&req, ZBATCH_OP_COMPRESS, src, 4 * PAGE_SIZE, cmp, 3 * PAGE_SIZE);
+	if (zbatch_run_inline(ctx, &req, ZBATCH_CODEC_LZ4U, 0) != -ENOSPC)
+		return "a unit with an incompressible page did not say -ENOSPC";
+	zbatch_req_init(&req, ZBATCH_OP_COMPRESS, src, PAGE_SIZE, cmp, PAGE_SIZE);
+	if (zbatch_run_inline(ctx, &req, ZBATCH_CODEC_LZ4U, 0))
+		return "a page of text did not compress";
+	zbatch_req_init(&req, ZBATCH_OP_DECOMPRESS, cmp, req.produced, dec, PAGE_SIZE);
+	if (zbatch_run_inline(ctx, &req, ZBATCH_CODEC_LZ4, 0) || req.produced != PAGE_SIZE ||
+	    memcmp(dec, src, PAGE_SIZE))
+		return "a page alone is not plain lz4";
+	return NULL;
+}
+
+static void test_lz4_units(void)
+{
+	struct zbatch_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	u8 *src = kvmalloc(ZBATCH_MAX_LEN, GFP_KERNEL);
+	u8 *cmp = kvmalloc(ZBATCH_MAX_LEN, GFP_KERNEL);
+	u8 *dec = kvmalloc(ZBATCH_MAX_LEN + ST_GUARD, GFP_KERNEL);
+	const char *why = "no memory";
+
+	if (ctx && src && cmp && dec && !zbatch_ctx_prepare(ctx, ZBATCH_CODEC_LZ4U))
+		why = lz4u_check(ctx, src, cmp, dec);
+	result(!why, "lz4_units_round_trip_cut_and_refusals", why);
+	if (ctx)
+		zbatch_ctx_free(ctx);
+	kfree(ctx);
+	kvfree(src);
+	kvfree(cmp);
+	kvfree(dec);
+}
+
 static void test_one_request(struct st_bufs *b)
 {
 	static const unsigned int modes[] = { ZBATCH_KF_SYNC, ZBATCH_KF_ASYNC,
@@ -1029,6 +1110,7 @@ int zbatch_selftest_run(void)
 	test_units(b);
 	test_inline(b);
 	test_levels(b);
+	test_lz4_units();
 	test_timeout(b);
 	test_concurrent();
 

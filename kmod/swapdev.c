@@ -130,7 +130,7 @@ static struct zb_io *io_alloc(struct zb_swapdev *z, int node, bool own)
 
 	if (!io)
 		return NULL;
-	io->codec = z->codec;
+	io->codec = z->io_codec;
 	io->level = zbatch_codec_level_norm(z->codec, z->level);
 	io->codec2 = z->codec2;
 	io->out = kvmalloc_node(ZB_OUT, GFP_KERNEL, node);
@@ -701,7 +701,7 @@ static int io_decompress(struct zb_swapdev *z, struct zb_io *io)
 			/* redone on the device's own context, once */
 			zbatch_req_init(req, ZBATCH_OP_DECOMPRESS, req->src, req->slen,
 					req->dst, req->dlen);
-			zbatch_run_inline(&io->ctx, req, z->codec, 0);
+			zbatch_run_inline(&io->ctx, req, io->codec, 0);
 			zb_stat_add(z, ZBS_DECOMP_REDONE, 1);
 			if (req->status || req->produced != it->want)
 				return req->status ?: -EIO;
@@ -746,6 +746,24 @@ static int read_mapped(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 	atomic64_inc(&z->batch_hist[READ][1]);
 	zb_stat_add(z, ZBS_DIRECT_READS, 1);
 	return !ret && req->produced != dlen ? -EIO : ret;
+}
+
+/*
+ * read_mapped() for unit @u, whole, into @out: a unit kept in one object,
+ * or cut between lz4 blocks (decoded object by object, where each is
+ * mapped: zb_unit_decode()).
+ */
+static int read_unit_mapped(struct zb_swapdev *z, struct zb_io *io, unsigned long index,
+			    const struct zb_unit *u, u8 *out)
+{
+	int ret;
+
+	if (u->nr_handles == 1)
+		return read_mapped(z, io, index, u, u->clen, out, u->nr_pages * PAGE_SIZE);
+	ret = zb_unit_decode(z, u, out);
+	atomic64_inc(&z->batch_hist[READ][1]);
+	zb_stat_add(z, ZBS_DIRECT_READS, 1);
+	return ret;
 }
 
 /*
@@ -825,7 +843,7 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 	 * a page; for a 64 KiB unit that is too long, it takes the batch.
 	 */
 	direct = alone && !io->n && io_alone(io, reqs) && !secondary &&
-		 (!u || (u->nr_handles == 1 && u->nr_pages <= ZB_DIRECT_PAGES));
+		 (!u || ((u->nr_handles == 1 || u->blocks) && u->nr_pages <= ZB_DIRECT_PAGES));
 	if (io->n + reqs > ZB_IO_REQS || io->used + bytes > ZB_OUT ||
 	    io->bd.n + wbs > ZB_BD_READS ||
 	    (u && !whole && io->sused + u->nr_pages * PAGE_SIZE > ZB_WIN)) {
@@ -888,11 +906,10 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 		unsigned int p;
 
 		if (whole) {
-			ret = read_mapped(z, io, index, u, u->clen, dst[0], n * PAGE_SIZE);
+			ret = read_unit_mapped(z, io, index, u, dst[0]);
 			goto out;
 		}
-		ret = read_mapped(z, io, index, u, u->clen, io->scratch,
-				  u->nr_pages * PAGE_SIZE);
+		ret = read_unit_mapped(z, io, index, u, io->scratch);
 		if (ret)
 			goto out;
 		for_each_set_bit(p, &mine, n)
@@ -903,7 +920,9 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 		u8 *cbuf = io->out + io->used, *scratch = io->scratch + io->sused;
 		struct zb_item *it;
 
-		zb_unit_copy(z, u, cbuf);
+		ret = zb_unit_copy(z, u, cbuf);
+		if (WARN_ON_ONCE(ret))
+			goto out;
 		io->used += u->clen;
 		if (whole) {
 			if (usec)
@@ -1324,6 +1343,8 @@ static ssize_t disksize_store(struct device *d, struct device_attribute *a,
 		ret = -EINVAL;
 		goto out;
 	}
+	z->io_codec = z->codec == ZBATCH_CODEC_LZ4 && z->unit_pages > 1 ?
+		      ZBATCH_CODEC_LZ4U : z->codec;
 	ret = zb_store_init(z, size);
 	if (ret)
 		goto out;

@@ -56,7 +56,14 @@ struct zb_unit {
 	atomic_t live;			/* pages of the unit still stored */
 	unsigned int nr_pages;
 	unsigned int clen;		/* compressed bytes */
-	unsigned int nr_handles;
+	unsigned short nr_handles;
+	/*
+	 * Its objects are cut between the blocks of an lz4 unit
+	 * (ZBATCH_CODEC_LZ4U): each decodes where zsmalloc maps it
+	 * (zb_unit_decode()). Otherwise cut every PAGE_SIZE bytes: read
+	 * by a copy (zb_unit_copy()).
+	 */
+	bool blocks;
 	unsigned long handle[];
 };
 
@@ -209,6 +216,12 @@ struct zb_swapdev {
 	int codec2;			/* secondary codec (recompression), -1: none */
 	int level2;			/* its level */
 	unsigned int unit_pages;	/* 1, 4 or 16 */
+	/*
+	 * The codec its streams run: codec, but lz4 units are chained 4 KiB
+	 * blocks (ZBATCH_CODEC_LZ4U, codec.c) cut between blocks into
+	 * objects (zb_unit.blocks). Set with disksize.
+	 */
+	unsigned int io_codec;
 	unsigned long mem_limit_pages;	/* 0: none */
 	unsigned long nr_pages;
 	struct zb_slot *slots;
@@ -304,8 +317,18 @@ void zb_slot_copy(struct zb_swapdev *z, unsigned long index, void *dst);
 const void *zb_object_map(struct zb_swapdev *z, unsigned long index,
 			  const struct zb_unit *u, unsigned long *h);
 void zb_object_unmap(struct zb_swapdev *z, unsigned long h);
-/* Under the lock of a slot of @u: its compressed stream, @u->clen bytes. */
-void zb_unit_copy(struct zb_swapdev *z, const struct zb_unit *u, void *dst);
+/*
+ * Under the lock of a slot of @u: its compressed stream, @u->clen bytes
+ * (0, or -EIO when a block-cut unit's header does not match its objects).
+ */
+int zb_unit_copy(struct zb_swapdev *z, const struct zb_unit *u, void *dst);
+/*
+ * Under the lock of a slot of @u, a block-cut unit (@u->blocks): its
+ * pages decompressed into @out (@u->nr_pages pages) object by object,
+ * each where zsmalloc maps it. Return: 0, -EIO (a bad header, a block
+ * that does not decode).
+ */
+int zb_unit_decode(struct zb_swapdev *z, const struct zb_unit *u, u8 *out);
 /* Free what slot @index holds; under its lock. */
 void zb_slot_free(struct zb_swapdev *z, unsigned long index);
 void zb_store_same(struct zb_swapdev *z, unsigned long index, unsigned long word);

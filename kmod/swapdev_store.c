@@ -27,6 +27,7 @@
 #include <linux/vmalloc.h>
 #include <linux/zsmalloc.h>
 
+#include "codec.h"
 #include "swapdev.h"
 
 /*
@@ -575,14 +576,27 @@ int zb_store_page(struct zb_swapdev *z, unsigned long index, const void *data,
 int zb_store_unit(struct zb_swapdev *z, unsigned long index, unsigned int nr_pages,
 		  const void *data, unsigned int clen, struct zb_reserve *rv)
 {
-	unsigned int i, k = DIV_ROUND_UP(clen, PAGE_SIZE);
+	u16 len[ZB_UNIT_MAX_PAGES], plen[ZB_UNIT_MAX_PAGES];
+	unsigned int i, off, k = DIV_ROUND_UP(clen, PAGE_SIZE);
+	u8 first[ZB_UNIT_MAX_PAGES + 1];
 	u32 now = zb_slot_now();
 	struct zb_unit *u;
+	bool blocks = false;
 
 	/* a reserve was made under the limit: its store goes through */
 	if (!rv && zb_over_limit(z)) {
 		zb_stat_add(z, ZBS_LIMIT_REFUSED, 1);
 		return -ENOSPC;
+	}
+	/*
+	 * An lz4 unit is cut between its blocks, unless its objects were
+	 * reserved (as pages: the reserve cannot see the data); either
+	 * way the stream is the same.
+	 */
+	if (!rv && z->io_codec == ZBATCH_CODEC_LZ4U &&
+	    !WARN_ON_ONCE(zbatch_lz4u_lens(data, clen, nr_pages, len))) {
+		k = zbatch_lz4u_pieces(len, nr_pages, plen, first);
+		blocks = true;
 	}
 	if (rv) {
 		u = rv->unit;
@@ -597,11 +611,15 @@ int zb_store_unit(struct zb_swapdev *z, unsigned long index, unsigned int nr_pag
 	u->nr_pages = nr_pages;
 	u->clen = clen;
 	u->nr_handles = 0;
-	for (i = 0; i < k; i++) {
-		u->handle[i] = object_new(z, rv, i, data + i * PAGE_SIZE, piece_len(clen, i));
+	u->blocks = blocks;
+	for (i = 0, off = 0; i < k; i++) {
+		unsigned int n = blocks ? plen[i] : piece_len(clen, i);
+
+		u->handle[i] = object_new(z, rv, i, data + off, n);
 		if (!u->handle[i])
 			goto err_free;
 		u->nr_handles++;
+		off += n;
 	}
 	atomic_set(&u->live, nr_pages);
 	zb_stat_add(z, ZBS_UNITS, 1);
@@ -682,6 +700,7 @@ int zb_store_recompressed(struct zb_swapdev *z, unsigned long index, unsigned in
 		u->nr_pages = nr_pages;
 		u->clen = clen;
 		u->nr_handles = k;
+		u->blocks = false;	/* the secondary codec's: cut as pages */
 		memcpy(u->handle, h, k * sizeof(h[0]));
 		atomic_set(&u->live, nr_pages);
 		zb_stat_add(z, ZBS_UNITS, 1);
@@ -777,12 +796,69 @@ void zb_object_unmap(struct zb_swapdev *z, unsigned long h)
 	zs_unmap_object(z->pool, h);
 }
 
-void zb_unit_copy(struct zb_swapdev *z, const struct zb_unit *u, void *dst)
+/*
+ * The cut of block-cut unit @u from its header, in its first object
+ * (@obj0, mapped): each block's length (@len), each object's (@plen) and
+ * first block (@first). 0 or -EIO (not what the store made).
+ */
+static int unit_cut(const struct zb_unit *u, const void *obj0, u16 *len, u16 *plen,
+		    u8 *first)
 {
-	unsigned int i;
+	if (zbatch_lz4u_lens(obj0, u->clen, u->nr_pages, len) ||
+	    zbatch_lz4u_pieces(len, u->nr_pages, plen, first) != u->nr_handles)
+		return -EIO;
+	return 0;
+}
 
-	for (i = 0; i < u->nr_handles; i++)
-		object_copy(z, u->handle[i], dst + i * PAGE_SIZE, piece_len(u->clen, i));
+int zb_unit_copy(struct zb_swapdev *z, const struct zb_unit *u, void *dst)
+{
+	u16 len[ZB_UNIT_MAX_PAGES], plen[ZB_UNIT_MAX_PAGES];
+	u8 first[ZB_UNIT_MAX_PAGES + 1];
+	unsigned int i, off;
+	const void *src;
+	int ret;
+
+	if (!u->blocks) {
+		for (i = 0; i < u->nr_handles; i++)
+			object_copy(z, u->handle[i], dst + i * PAGE_SIZE,
+				    piece_len(u->clen, i));
+		return 0;
+	}
+	src = zs_map_object(z->pool, u->handle[0], ZS_MM_RO);
+	ret = unit_cut(u, src, len, plen, first);
+	if (!ret)
+		memcpy(dst, src, plen[0]);
+	zs_unmap_object(z->pool, u->handle[0]);
+	if (ret)
+		return ret;
+	for (i = 1, off = plen[0]; i < u->nr_handles; off += plen[i++])
+		object_copy(z, u->handle[i], dst + off, plen[i]);
+	return 0;
+}
+
+int zb_unit_decode(struct zb_swapdev *z, const struct zb_unit *u, u8 *out)
+{
+	u16 len[ZB_UNIT_MAX_PAGES], plen[ZB_UNIT_MAX_PAGES];
+	u8 first[ZB_UNIT_MAX_PAGES + 1];
+	unsigned int i, k, off;
+	int ret = 0;
+
+	if (WARN_ON_ONCE(!u->blocks))
+		return -EIO;
+	for (i = 0; i < u->nr_handles && !ret; i++) {
+		const void *src = zs_map_object(z->pool, u->handle[i], ZS_MM_RO);
+
+		off = 0;
+		if (!i) {
+			ret = unit_cut(u, src, len, plen, first);
+			off = u->nr_pages * sizeof(__le16);
+		}
+		/* each block's dictionary: the pages before it, in @out */
+		for (k = ret ? 0 : first[i]; !ret && k < first[i + 1]; off += len[k++])
+			ret = zbatch_lz4u_block(src + off, len[k], out, k) ? -EIO : 0;
+		zs_unmap_object(z->pool, u->handle[i]);
+	}
+	return ret;
 }
 
 int zb_store_init(struct zb_swapdev *z, u64 disksize)
