@@ -782,17 +782,18 @@ static int read_unit_mapped(struct zb_swapdev *z, struct zb_io *io, unsigned lon
  * decompressed once into scratch and only the pages that still belong to
  * it are copied out.
  *
- * When the region is all the bio reads, or the bio's batch would run
- * inline anyway (@alone), and it holds one object to decompress, kept in
- * one zsmalloc object, with nothing queued before it, it is decompressed
- * straight from zsmalloc (read_mapped()), now.
+ * When the region is all the bio reads (@alone) and holds one object to
+ * decompress, or the bio's batch would run here anyway (@here: each of
+ * its objects), with nothing queued before it, its objects are
+ * decompressed straight from zsmalloc (read_mapped(), a unit in several
+ * objects cut between lz4 blocks by zb_unit_decode()), now.
  *
  * Return: 0; -EAGAIN when @io has no room left for the region (run it,
  * then retry on the empty context, which takes any region); -EIO when a
  * slot breaks the store's invariants or the object does not decompress.
  */
 static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long index,
-		       u8 *const *dst, unsigned int n, bool alone, bool bg)
+		       u8 *const *dst, unsigned int n, bool alone, bool here, bool bg)
 {
 	unsigned int i, off = index % z->unit_pages, bytes = 0, reqs = 0, wbs = 0;
 	const struct zb_unit *u = NULL;
@@ -842,7 +843,7 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 	 * locks and zsmalloc's mapping held (preemption off), as zram's for
 	 * a page; for a 64 KiB unit that is too long, it takes the batch.
 	 */
-	direct = alone && !io->n && io_alone(io, reqs) && !secondary &&
+	direct = (here || alone) && !io->n && io_alone(io, here ? 1 : reqs) && !secondary &&
 		 (!u || ((u->nr_handles == 1 || u->blocks) && u->nr_pages <= ZB_DIRECT_PAGES));
 	if (io->n + reqs > ZB_IO_REQS || io->used + bytes > ZB_OUT ||
 	    io->bd.n + wbs > ZB_BD_READS ||
@@ -975,13 +976,14 @@ static int reader_region(struct zb_reader *r)
 
 	if (!r->n)
 		return 0;
-	alone = r->direct || (r->index == r->start && r->index + r->n == r->end);
-	ret = read_region(r->z, r->io, r->index, r->dst, r->n, alone, r->bg);
+	alone = r->index == r->start && r->index + r->n == r->end;
+	ret = read_region(r->z, r->io, r->index, r->dst, r->n, alone, r->direct, r->bg);
 	if (ret == -EAGAIN && !WARN_ON_ONCE(!r->io->n && !r->io->bd.n)) {
 		ret = io_load(r->z, r->io);
 		io_reset(r->io);
 		if (!ret)
-			ret = read_region(r->z, r->io, r->index, r->dst, r->n, alone, r->bg);
+			ret = read_region(r->z, r->io, r->index, r->dst, r->n, alone, r->direct,
+					  r->bg);
 	}
 	r->index += r->n;
 	r->n = 0;
