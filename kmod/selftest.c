@@ -844,11 +844,6 @@ static void test_levels(struct st_bufs *b)
 }
 
 /*
- * A batch of one request runs at submit, without a job: poll and wait
- * must then not walk the job's slices, which a caller's batch from
- * kmalloc() (the API's own example) leaves as garbage. Poisoned here.
- */
-/*
  * lz4 units (ZBATCH_CODEC_LZ4U, the swap device's): 4 and 16 pages of
  * text and mixed data round-trip whole and block by block as the store
  * cuts them; a header that does not add up is refused; a unit with an
@@ -928,6 +923,11 @@ static void test_lz4_units(void)
 	kvfree(dec);
 }
 
+/*
+ * A batch of one request runs at submit, without a job: poll and wait
+ * must then not walk the job's slices, which a caller's batch from
+ * kmalloc() (the API's own example) leaves as garbage. Poisoned here.
+ */
 static void test_one_request(struct st_bufs *b)
 {
 	static const unsigned int modes[] = { ZBATCH_KF_SYNC, ZBATCH_KF_ASYNC,

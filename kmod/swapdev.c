@@ -743,27 +743,23 @@ static int read_mapped(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 	zbatch_req_init(req, ZBATCH_OP_DECOMPRESS, src, slen, dst, dlen);
 	ret = zbatch_run_inline(&io->ctx, req, io->codec, 0);
 	zb_object_unmap(z, h);
-	atomic64_inc(&z->batch_hist[READ][1]);
-	zb_stat_add(z, ZBS_DIRECT_READS, 1);
 	return !ret && req->produced != dlen ? -EIO : ret;
 }
 
 /*
- * read_mapped() for unit @u, whole, into @out: a unit kept in one object,
- * or cut between lz4 blocks (decoded object by object, where each is
- * mapped: zb_unit_decode()).
+ * read_mapped() for a page (@u NULL) or all of unit @u, into @out: kept
+ * in one object, or a unit cut between lz4 blocks (decoded object by
+ * object, where each is mapped: zb_unit_decode()). A read of one request,
+ * counted as a batch of one.
  */
-static int read_unit_mapped(struct zb_swapdev *z, struct zb_io *io, unsigned long index,
-			    const struct zb_unit *u, u8 *out)
+static int read_direct(struct zb_swapdev *z, struct zb_io *io, unsigned long index,
+		       const struct zb_unit *u, unsigned int slen, u8 *out)
 {
-	int ret;
-
-	if (u->nr_handles == 1)
-		return read_mapped(z, io, index, u, u->clen, out, u->nr_pages * PAGE_SIZE);
-	ret = zb_unit_decode(z, u, out);
 	atomic64_inc(&z->batch_hist[READ][1]);
 	zb_stat_add(z, ZBS_DIRECT_READS, 1);
-	return ret;
+	if (u && u->nr_handles > 1)
+		return zb_unit_decode(z, u, out);
+	return read_mapped(z, io, index, u, slen, out, u ? u->nr_pages * PAGE_SIZE : PAGE_SIZE);
 }
 
 /*
@@ -785,7 +781,7 @@ static int read_unit_mapped(struct zb_swapdev *z, struct zb_io *io, unsigned lon
  * When the region is all the bio reads (@alone) and holds one object to
  * decompress, or the bio's batch would run here anyway (@here: each of
  * its objects), with nothing queued before it, its objects are
- * decompressed straight from zsmalloc (read_mapped(), a unit in several
+ * decompressed straight from zsmalloc (read_direct(): read_mapped(), a unit in several
  * objects cut between lz4 blocks by zb_unit_decode()), now.
  *
  * Return: 0; -EAGAIN when @io has no room left for the region (run it,
@@ -886,8 +882,7 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 			break;
 		case ZB_VIEW_PAGE:
 			if (direct) {
-				ret = read_mapped(z, io, index + i, NULL, v.len, dst[i],
-						  PAGE_SIZE);
+				ret = read_direct(z, io, index + i, NULL, v.len, dst[i]);
 				if (ret)
 					goto out;
 				break;
@@ -907,10 +902,10 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 		unsigned int p;
 
 		if (whole) {
-			ret = read_unit_mapped(z, io, index, u, dst[0]);
+			ret = read_direct(z, io, index, u, u->clen, dst[0]);
 			goto out;
 		}
-		ret = read_unit_mapped(z, io, index, u, io->scratch);
+		ret = read_direct(z, io, index, u, u->clen, io->scratch);
 		if (ret)
 			goto out;
 		for_each_set_bit(p, &mine, n)
