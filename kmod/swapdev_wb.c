@@ -342,9 +342,11 @@ struct zb_wb {
 	int err[ZB_WB_BATCH];
 	u8 *buf[ZB_WB_BATCH];		/* each a page, from one allocation */
 	u8 *mem;
-	/* wb_write()'s: its bios, each one's first page; in flight, their end */
-	struct bio *bio[ZB_WB_BATCH];
-	unsigned int first[ZB_WB_BATCH];
+	/* wb_write()'s: each bio's pages; in flight, their end */
+	struct zb_wb_io {
+		struct zb_wb *wb;
+		unsigned int first, end;
+	} io[ZB_WB_BATCH];
 	atomic_t pending;
 	struct completion done;
 };
@@ -453,10 +455,21 @@ static void wb_choose(struct zb_swapdev *z, struct zb_wb *wb, unsigned long *ind
 }
 
 /* A write of wb_write()'s: the last to end wakes the writer. */
+/*
+ * A bio's outcome for each of its pages, and the bio back to fs_bio_set
+ * now: a writer that kept its ended bios until the batch's end could wait
+ * in mempool_alloc() for its own (the pool's reserve is 2 bios).
+ */
 static void wb_end_io(struct bio *bio)
 {
-	struct zb_wb *wb = bio->bi_private;
+	struct zb_wb_io *r = bio->bi_private;
+	struct zb_wb *wb = r->wb;
+	int err = blk_status_to_errno(bio->bi_status);
+	unsigned int k;
 
+	for (k = r->first; k < r->end; k++)
+		wb->err[k] = err;
+	bio_put(bio);
 	if (atomic_dec_and_test(&wb->pending))
 		complete(&wb->done);
 }
@@ -470,7 +483,7 @@ static void wb_end_io(struct bio *bio)
  */
 static void wb_write(struct zb_swapdev *z, struct zb_wb *wb)
 {
-	unsigned int i = 0, nr = 0, b, k;
+	unsigned int i = 0, nr = 0, k, written = 0;
 	struct blk_plug plug;
 
 	/* one reference of its own until every bio is submitted */
@@ -487,11 +500,10 @@ static void wb_write(struct zb_swapdev *z, struct zb_wb *wb)
 		bio = bio_alloc(z->bd.bdev, j - i, REQ_OP_WRITE | REQ_SYNC, GFP_NOIO);
 		bio->bi_iter.bi_sector = wb->block[i] << (PAGE_SHIFT - SECTOR_SHIFT);
 		bio->bi_end_io = wb_end_io;
-		bio->bi_private = wb;
+		wb->io[nr] = (struct zb_wb_io){ wb, i, j };
+		bio->bi_private = &wb->io[nr++];
 		for (k = i; k < j; k++)
 			__bio_add_page(bio, vmalloc_to_page(wb->buf[k]), PAGE_SIZE, 0);
-		wb->first[nr] = i;
-		wb->bio[nr++] = bio;
 		atomic_inc(&wb->pending);
 		submit_bio(bio);
 		i = j;
@@ -499,16 +511,10 @@ static void wb_write(struct zb_swapdev *z, struct zb_wb *wb)
 	blk_finish_plug(&plug);
 	if (!atomic_dec_and_test(&wb->pending))
 		wait_for_completion_io(&wb->done);
-	for (b = 0; b < nr; b++) {
-		unsigned int end = b + 1 < nr ? wb->first[b + 1] : wb->n;
-		int err = blk_status_to_errno(wb->bio[b]->bi_status);
-
-		for (k = wb->first[b]; k < end; k++)
-			wb->err[k] = err;
-		if (!err)	/* written, as zram counts, kept or not */
-			zb_stat_add(z, ZBS_BD_WRITES, end - wb->first[b]);
-		bio_put(wb->bio[b]);
-	}
+	for (k = 0; k < wb->n; k++)
+		written += !wb->err[k];
+	/* written, as zram counts, kept or not */
+	zb_stat_add(z, ZBS_BD_WRITES, written);
 }
 
 /*
