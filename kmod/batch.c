@@ -342,7 +342,7 @@ static void build_desc(struct zbatch_req *req)
 }
 
 bool zbatch_would_offload(unsigned int codec, enum zbatch_op op,
-			  unsigned int nr, u64 bytes)
+			  unsigned int nr, u64 bytes, u64 serial_ns)
 {
 	unsigned int avail, polling;
 	struct zbatch_wq *wq;
@@ -361,8 +361,8 @@ bool zbatch_would_offload(unsigned int codec, enum zbatch_op op,
 	if (!wq)
 		return false;
 	avail = zbatch_wq_helpers(wq, raw_smp_processor_id(), &polling);
-	return zbatch_cost_helpers(zbatch_cost_work(codec, op, bytes), nr, avail,
-				   polling, NULL);
+	return zbatch_cost_helpers(zbatch_cost_work(codec, op, bytes), serial_ns, nr,
+				   avail, polling, NULL);
 }
 
 /**
@@ -895,7 +895,7 @@ static int submit(struct zbatch_batch *batch, struct zbatch_wq *on)
 		wq = zbatch_wq_pick(desc_req(job->desc[0])->op);
 		if (wq) {
 			avail = zbatch_wq_helpers(wq, job->cpu, &polling);
-			k = zbatch_cost_helpers(work, nr, avail, polling, &probe);
+			k = zbatch_cost_helpers(work, 0, nr, avail, polling, &probe);
 		}
 	}
 	job_split(job, k, device);

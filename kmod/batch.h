@@ -13,12 +13,14 @@ int zbatch_run_inline(struct zbatch_ctx *ctx, struct zbatch_req *req,
 /*
  * Whether a batch of @nr requests of @op on @bytes of uncompressed data,
  * submitted from this CPU now, would run anywhere but here (IAA, or
- * engines worth their hand-off): false means zbatch_submit() would run it
- * inline, so a caller may as well run each request itself, where its
- * data lies (the swap device decompressing straight from zsmalloc).
+ * engines worth their hand-off and @serial_ns, what the caller pays
+ * first only to hand the batch over): false means the caller may as
+ * well run each request itself, where its data lies (the swap device
+ * decompressing straight from zsmalloc instead of copying objects out
+ * for the engines: @serial_ns is that copy).
  */
 bool zbatch_would_offload(unsigned int codec, enum zbatch_op op,
-			  unsigned int nr, u64 bytes);
+			  unsigned int nr, u64 bytes, u64 serial_ns);
 
 struct zbatch_exec_device;
 struct zbatch_wq;

@@ -49,14 +49,24 @@ static void ewma(unsigned long *avg, unsigned long sample)
 			       sample);
 }
 
+void zbatch_cost_sample(unsigned long *ns_per_kib, u64 bytes, u64 ns)
+{
+	if (bytes)
+		ewma(ns_per_kib, max_t(u64, div64_u64(ns * 1024, bytes), 1));
+}
+
+u64 zbatch_cost_of(const unsigned long *ns_per_kib, u64 bytes)
+{
+	return div_u64(READ_ONCE(*ns_per_kib) * bytes, 1024);
+}
+
 void zbatch_cost_exec(unsigned int codec, enum zbatch_op op,
 		      unsigned int bytes, u64 ns)
 {
 	codec = zbatch_codec_family(codec);	/* lz4 units cost as lz4 */
-	if (codec >= ZBATCH_CODEC_NR || !bytes)
+	if (codec >= ZBATCH_CODEC_NR)
 		return;
-	ewma(&ns_per_kib[codec][op == ZBATCH_OP_DECOMPRESS],
-	     max_t(u64, div_u64(ns * 1024, bytes), 1));
+	zbatch_cost_sample(&ns_per_kib[codec][op == ZBATCH_OP_DECOMPRESS], bytes, ns);
 }
 
 /*
@@ -84,8 +94,7 @@ u64 zbatch_cost_work(unsigned int codec, enum zbatch_op op, u64 bytes)
 	codec = zbatch_codec_family(codec);
 	if (codec >= ZBATCH_CODEC_NR)
 		return 0;
-	return div_u64(READ_ONCE(ns_per_kib[codec][op == ZBATCH_OP_DECOMPRESS]) *
-		       bytes, 1024);
+	return zbatch_cost_of(&ns_per_kib[codec][op == ZBATCH_OP_DECOMPRESS], bytes);
 }
 
 u64 zbatch_cost_handoff_ns(void)
@@ -101,13 +110,14 @@ u64 zbatch_cost_handoff_warm_ns(void)
 /*
  * @polling of the @avail helpers are polling for work right now: a slice
  * reaches them without a wake-up, so the hand-off costs the warm latency.
+ * @serial_ns is paid on the submitter before any helper can start, like
+ * the hand-off's latency, and only if the job is handed off.
  */
-unsigned int zbatch_cost_helpers(u64 work_ns, unsigned int nr,
+unsigned int zbatch_cost_helpers(u64 work_ns, u64 serial_ns, unsigned int nr,
 				 unsigned int avail, unsigned int polling,
 				 bool *probe)
 {
 	u64 h = zbatch_cost_handoff_ns();
-
 	unsigned int k;
 
 	switch (READ_ONCE(zbatch_handoff)) {
@@ -118,7 +128,7 @@ unsigned int zbatch_cost_helpers(u64 work_ns, unsigned int nr,
 	}
 	if (polling && READ_ONCE(handoff_warm_ns))
 		h = min_t(u64, h, READ_ONCE(handoff_warm_ns));
-	k = zbatch_plan_helpers(work_ns, h, nr, avail);
+	k = zbatch_plan_helpers(work_ns, h + serial_ns, nr, avail);
 	if (!k && probe && nr > 1 && avail && work_ns &&
 	    !(atomic_inc_return(&explore) % EXPLORE_EVERY)) {
 		*probe = true;

@@ -15,6 +15,13 @@ enum zbatch_handoff {
 extern unsigned int zbatch_handoff;	/* debugfs 'handoff' */
 void zbatch_cost_exec(unsigned int codec, enum zbatch_op op,
 		      unsigned int bytes, u64 ns);
+/*
+ * A moving average of ns per KiB kept by a caller (a swap device's read
+ * copies): @ns spent on @bytes is one sample; zbatch_cost_of() prices
+ * @bytes at the average (0: none measured yet).
+ */
+void zbatch_cost_sample(unsigned long *ns_per_kib, u64 bytes, u64 ns);
+u64 zbatch_cost_of(const unsigned long *ns_per_kib, u64 bytes);
 void zbatch_cost_handoff(u64 ns, bool woken);
 /* Expected ns to run @bytes of @op with @codec on one CPU; 0: unknown. */
 u64 zbatch_cost_work(unsigned int codec, enum zbatch_op op, u64 bytes);
@@ -24,11 +31,12 @@ u64 zbatch_cost_handoff_warm_ns(void);
 /*
  * Helpers to hand a job of @nr descriptors and @work_ns to, of @avail
  * engines able to help, @polling of which poll for work right now;
+ * @serial_ns: what the submitter pays first only when it hands off;
  * @probe: NULL for a question asked ahead; for a real job, set true when
  * the job is handed off anyway (1 helper) to measure the hand-off again,
  * left alone otherwise.
  */
-unsigned int zbatch_cost_helpers(u64 work_ns, unsigned int nr,
+unsigned int zbatch_cost_helpers(u64 work_ns, u64 serial_ns, unsigned int nr,
 				 unsigned int avail, unsigned int polling,
 				 bool *probe);
 

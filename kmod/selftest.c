@@ -353,6 +353,29 @@ static void test_dispatch(struct st_bufs *b)
 	result(!why, "dispatch_handoff_and_inline", why);
 }
 
+/*
+ * Auto dispatch: what the submitter pays only to hand a job over (a swap
+ * read's copies out of zsmalloc) counts against the hand-off, so a job
+ * whose copy costs as much as its work stays where its data lies.
+ */
+static void test_dispatch_serial(void)
+{
+	unsigned int old_h = READ_ONCE(zbatch_handoff);
+	u64 work = 8 * (zbatch_cost_handoff_ns() + 1);
+	const char *why = NULL;
+
+	set_handoff(ZBATCH_HANDOFF_AUTO);
+	if (!zbatch_cost_helpers(work, 0, 8, 1, 0, NULL))
+		why = "the work of 8 hand-offs was kept inline";
+	else if (zbatch_cost_helpers(work, work, 8, 1, 0, NULL))
+		why = "a job whose copy costs its work was handed off";
+	else if (zbatch_would_offload(ZBATCH_CODEC_LZ4, ZBATCH_OP_DECOMPRESS, 16,
+				      16 * PAGE_SIZE, 1ULL << 40))
+		why = "a read paying 18 minutes to copy would leave its CPU";
+	set_handoff(old_h);
+	result(!why, "dispatch_weighs_what_a_hand_off_costs_first", why);
+}
+
 /* The one mapping of completion records to errnos. */
 static void test_cr_errno(void)
 {
@@ -1107,6 +1130,7 @@ int zbatch_selftest_run(void)
 	test_one_request(b);
 	test_cr_errno();
 	test_dispatch(b);
+	test_dispatch_serial();
 	test_units(b);
 	test_inline(b);
 	test_levels(b);

@@ -39,9 +39,11 @@
 #include <linux/zsmalloc.h>
 
 #include "batch.h"
+#include "clock.h"
 #include "codec.h"
 #include "cost.h"
 #include "frontends.h"
+#include "stats.h"
 #include "swapdev.h"
 #include "sysfs.h"
 
@@ -796,6 +798,8 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 	unsigned long mine = 0;		/* region pages still in unit u */
 	bool whole = true, direct, secondary = false, usec = false;
 	u32 now = bg ? 0 : zb_slot_now();
+	u64 t, copy_ns = 0, copied = 0;	/* a sample of the copies' cost */
+	bool sample = false;
 	struct zb_view v;
 	int ret = 0;
 
@@ -849,6 +853,8 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 	}
 	if (u && !bg)	/* once per region: past the -EAGAIN above */
 		adapt_count(z, !off && n == u->nr_pages);
+	if (!direct && (reqs || u))
+		sample = zbatch_stats_sample();
 	for (i = 0; i < n; i++) {
 		u8 *cbuf = io->out + io->used;
 
@@ -887,7 +893,12 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 					goto out;
 				break;
 			}
+			t = sample ? zbatch_clock() : 0;
 			zb_slot_copy(z, index + i, cbuf);
+			if (sample) {
+				copy_ns += zbatch_ns_since(t);
+				copied += PAGE_SIZE;
+			}
 			if (v.secondary)
 				io_add_secondary(io, cbuf, v.len, dst[i], PAGE_SIZE);
 			else
@@ -916,9 +927,14 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 		u8 *cbuf = io->out + io->used, *scratch = io->scratch + io->sused;
 		struct zb_item *it;
 
+		t = sample ? zbatch_clock() : 0;
 		ret = zb_unit_copy(z, u, cbuf);
 		if (WARN_ON_ONCE(ret))
 			goto out;
+		if (sample) {
+			copy_ns += zbatch_ns_since(t);
+			copied += u->nr_pages * PAGE_SIZE;
+		}
 		io->used += u->clen;
 		if (whole) {
 			if (usec)
@@ -940,6 +956,8 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 		zb_stat_add(z, ZBS_PARTIAL_READ_BYTES, u->nr_pages * PAGE_SIZE);
 	}
 out:
+	if (copied && !ret)
+		zbatch_cost_sample(&z->copy_ns_kib, copied, copy_ns);
 	zb_slots_unlock(z, index, n);
 	return ret;
 }
@@ -1188,12 +1206,17 @@ static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 		/* written-back pages read into the bio's own pages: chained to it */
 		r.io->bd.parent = bio;
 		r.io->bd.bounce = bounce ? page_address(bounce) : NULL;
-		/* one request per unit (or page): would its batch leave here? */
+		/*
+		 * One request per unit (or page): would its batch leave here,
+		 * if handing it over costs copying its objects out first?
+		 */
 		r.direct = pages > 1 &&
 			   !zbatch_would_offload(r.io->codec, ZBATCH_OP_DECOMPRESS,
 						 units_pay_now(z) ?
 						 DIV_ROUND_UP(pages, z->unit_pages) : pages,
-						 (u64)pages * PAGE_SIZE);
+						 (u64)pages * PAGE_SIZE,
+						 zbatch_cost_of(&z->copy_ns_kib,
+								(u64)pages * PAGE_SIZE));
 		if (r.direct)
 			zb_stat_add(z, ZBS_DIRECT_BIOS, 1);
 	}
@@ -1581,7 +1604,7 @@ static ssize_t unit_stat_show(struct device *d, struct device_attribute *a, char
 			  "write_stalls %llu\nstream_waits %llu\ndirect_reads %llu\n"
 			  "direct_bios %llu\nunit_reads_whole %llu\nunit_reads_part %llu\n"
 			  "units_declined %llu\nwriteback_failed %llu\nbd_read_failed %llu\n"
-			  "secondary_reads %llu\n",
+			  "secondary_reads %llu\ncopy_ns_per_4k %llu\n",
 			  st(z, ZBS_UNITS), st(z, ZBS_UNIT_FALLBACKS), st(z, ZBS_PARTIAL_READS),
 			  st(z, ZBS_PARTIAL_READ_BYTES), st(z, ZBS_PARTIAL_WRITES),
 			  st(z, ZBS_LIMIT_REFUSED), st(z, ZBS_MISS_FREE),
@@ -1590,7 +1613,8 @@ static ssize_t unit_stat_show(struct device *d, struct device_attribute *a, char
 			  st(z, ZBS_DIRECT_READS), st(z, ZBS_DIRECT_BIOS),
 			  st(z, ZBS_UNIT_READS_WHOLE), st(z, ZBS_UNIT_READS_PART),
 			  st(z, ZBS_UNITS_DECLINED), st(z, ZBS_BD_WRITE_FAILED),
-			  st(z, ZBS_BD_READ_FAILED), st(z, ZBS_SECONDARY_READS));
+			  st(z, ZBS_BD_READ_FAILED), st(z, ZBS_SECONDARY_READS),
+			  zbatch_cost_of(&z->copy_ns_kib, PAGE_SIZE));
 }
 
 /* Requests per batch of device I/O: "size writes reads", sizes with any. */

@@ -240,6 +240,12 @@ struct zb_swapdev {
 	bool unit_adapt;
 	int adapt_share;
 	atomic_t adapt_seen;
+	/*
+	 * What a read's copies of objects out of zsmalloc cost, ns per KiB
+	 * of the data they hold (zbatch_cost_sample(), sampled in
+	 * read_region()): a bio pays them only to hand its batch to engines.
+	 */
+	unsigned long copy_ns_kib;
 	/* writeback to a backing block device (swapdev_wb.c) */
 	struct zb_backing bd;
 	/* recompression with codec2 (swapdev_recomp.c) */

@@ -53,7 +53,7 @@ def fake_tree(root, module=True):
         put(root, b + "/mm_stat", "8192000 3000000 3100000 0 3200000 12 0 2 0\n")
         put(root, b + "/io_stat", "1 0 0 40\n")
         put(root, b + "/unit_stat", "units 100\npartial_reads 9\ndirect_reads 30\n"
-            "writeback_failed 2\nsecondary_reads 7\n")
+            "writeback_failed 2\nsecondary_reads 7\ncopy_ns_per_4k 310\n")
         put(root, b + "/backing_dev", "/dev/vdb\n")
         put(root, b + "/bd_stat", "      50       10       70\n")
         put(root, b + "/batch_stat", "# requests_per_batch write_batches read_batches\n"
@@ -136,6 +136,9 @@ class Prometheus(unittest.TestCase):
             self.assertEqual(s[("zbatch_swapdev_recomp_saved_bytes_total", dev)], 409600)
             self.assertEqual(s[("zbatch_swapdev_recomp_cpu_seconds_total", dev)], 2.5)
             self.assertEqual(s[("zbatch_swapdev_secondary_reads_total", dev)], 7)
+            # an estimate, not a count
+            self.assertEqual(fams["zbatch_swapdev_copy_ns_per_4k"].type, "gauge")
+            self.assertEqual(s[("zbatch_swapdev_copy_ns_per_4k", dev)], 310)
             self.assertEqual(s[("zbatch_swapdev_batches_total",
                                 (("device", "zbatchswap0"), ("op", "read"), ("requests", "4")))], 20)
             # conventions: a counter's samples end in _total, every family has help,

@@ -158,8 +158,9 @@ void add_counters(Exposition &x, const std::string &prefix, const std::string &w
 	}
 }
 
-// unit_stat's gauges: what a device holds now; every other line counts.
-const std::set<std::string> unit_gauges = {"units"};
+// unit_stat's gauges: what a device holds now, what a read's copy costs;
+// every other line counts.
+const std::set<std::string> unit_gauges = {"units", "copy_ns_per_4k"};
 
 void add_swapdev(Exposition &x, const SwapdevInfo &d)
 {
