@@ -247,10 +247,10 @@ TEST_P(ModelSwap, EveryPageSwappedReadsBack)
 				 : Target::zbatch(c.dev, cs[c.codec % cs.size()], "64M");
 	ASSERT_EQ(run("mkswap " + t.path + " >/dev/null && swapon -p 100 " + t.path).status, 0);
 	// A run's time follows its seed's thrashing: 7 s to 160 s for the
-	// same 200 ops on the IAA double. make check stops a run at 45 s
+	// same 200 ops on the IAA double. make check stops a run at 30 s
 	// (the summary says how many ops ran; every page is still read back);
 	// make check-full does not.
-	std::string limit = full_run() ? "" : " --seconds " + std::to_string(45 * slow_factor());
+	std::string limit = full_run() ? "" : " --seconds " + std::to_string(30 * slow_factor());
 	check("swap --size 32 --memory-max 16 --mthp " + c.mthp + ops(200) + limit);
 	EXPECT_EQ(run("swapoff " + t.path).status, 0);
 }
