@@ -193,7 +193,12 @@ int zbatch_lz4u_lens(const void *hdr, unsigned int slen, unsigned int n, u16 *le
 		return -EBADMSG;
 	for (k = 0; k < n; k++) {
 		len[k] = get_unaligned_le16(hdr + k * sizeof(__le16));
-		if (!len[k] || len[k] > PAGE_SIZE)
+		/*
+		 * Block 0 fits a page with the header (as the compressor
+		 * makes it): the cut (zbatch_lz4u_pieces()) then gives at
+		 * most @n pieces, whatever a header says.
+		 */
+		if (!len[k] || len[k] > PAGE_SIZE - (k ? 0 : n * sizeof(__le16)))
 			return -EBADMSG;
 		sum += len[k];
 	}

@@ -911,6 +911,13 @@ static const char *lz4u_check(struct zbatch_ctx *ctx, u8 *src, u8 *cmp, u8 *dec)
 		zbatch_req_init(&req, ZBATCH_OP_DECOMPRESS, cmp, clen, dec, size);
 		if (!zbatch_run_inline(ctx, &req, ZBATCH_CODEC_LZ4U, 0))
 			return "a header that does not add up decoded";
+		/* block 0 too long to share a page with the header: n + 1 pieces */
+		clen = n * sizeof(__le16) + PAGE_SIZE - n * sizeof(__le16) + 1 + (n - 1);
+		put_unaligned_le16(PAGE_SIZE - n * sizeof(__le16) + 1, cmp);
+		for (k = 1; k < n; k++)
+			put_unaligned_le16(1, cmp + k * sizeof(__le16));
+		if (!zbatch_lz4u_lens(cmp, clen, n, len))
+			return "a header whose cut takes more objects than pages passed";
 	}
 	fill(src, 4 * PAGE_SIZE, PAT_TEXT, 3);
 	fill(src + PAGE_SIZE, PAGE_SIZE, PAT_RANDOM, 4);
