@@ -51,8 +51,18 @@ static void ewma(unsigned long *avg, unsigned long sample)
 
 void zbatch_cost_sample(unsigned long *ns_per_kib, u64 bytes, u64 ns)
 {
-	if (bytes)
-		ewma(ns_per_kib, max_t(u64, div64_u64(ns * 1024, bytes), 1));
+	unsigned long old = READ_ONCE(*ns_per_kib);
+	u64 kib;
+
+	if (!bytes)
+		return;
+	/*
+	 * A sample counts 4 times the average at most (an interrupt in a
+	 * timed copy): what it prices may stop being sampled (a read kept
+	 * where its data lies copies nothing).
+	 */
+	kib = max_t(u64, div64_u64(ns * 1024, bytes), 1);
+	ewma(ns_per_kib, old ? min_t(u64, kib, 4ULL * old) : kib);
 }
 
 u64 zbatch_cost_of(const unsigned long *ns_per_kib, u64 bytes)
@@ -66,7 +76,9 @@ void zbatch_cost_exec(unsigned int codec, enum zbatch_op op,
 	codec = zbatch_codec_family(codec);	/* lz4 units cost as lz4 */
 	if (codec >= ZBATCH_CODEC_NR)
 		return;
-	zbatch_cost_sample(&ns_per_kib[codec][op == ZBATCH_OP_DECOMPRESS], bytes, ns);
+	if (bytes)
+		ewma(&ns_per_kib[codec][op == ZBATCH_OP_DECOMPRESS],
+		     max_t(u64, div_u64(ns * 1024, bytes), 1));
 }
 
 /*
@@ -128,7 +140,8 @@ unsigned int zbatch_cost_helpers(u64 work_ns, u64 serial_ns, unsigned int nr,
 	}
 	if (polling && READ_ONCE(handoff_warm_ns))
 		h = min_t(u64, h, READ_ONCE(handoff_warm_ns));
-	k = zbatch_plan_helpers(work_ns, h + serial_ns, nr, avail);
+	/* an unmeasured hand-off (0) stays unknown: one helper measures it */
+	k = zbatch_plan_helpers(work_ns, h ? h + serial_ns : 0, nr, avail);
 	if (!k && probe && nr > 1 && avail && work_ns &&
 	    !(atomic_inc_return(&explore) % EXPLORE_EVERY)) {
 		*probe = true;
