@@ -49,10 +49,14 @@ static void ewma(unsigned long *avg, unsigned long sample)
 			       sample);
 }
 
+static u64 ns_kib(u64 ns, u64 bytes)
+{
+	return max_t(u64, div64_u64(ns * 1024, bytes), 1);
+}
+
 void zbatch_cost_sample(unsigned long *ns_per_kib, u64 bytes, u64 ns)
 {
 	unsigned long old = READ_ONCE(*ns_per_kib);
-	u64 kib;
 
 	if (!bytes)
 		return;
@@ -61,8 +65,7 @@ void zbatch_cost_sample(unsigned long *ns_per_kib, u64 bytes, u64 ns)
 	 * timed copy): what it prices may stop being sampled (a read kept
 	 * where its data lies copies nothing).
 	 */
-	kib = max_t(u64, div64_u64(ns * 1024, bytes), 1);
-	ewma(ns_per_kib, old ? min_t(u64, kib, 4ULL * old) : kib);
+	ewma(ns_per_kib, old ? min_t(u64, ns_kib(ns, bytes), 4ULL * old) : ns_kib(ns, bytes));
 }
 
 u64 zbatch_cost_of(const unsigned long *ns_per_kib, u64 bytes)
@@ -74,11 +77,9 @@ void zbatch_cost_exec(unsigned int codec, enum zbatch_op op,
 		      unsigned int bytes, u64 ns)
 {
 	codec = zbatch_codec_family(codec);	/* lz4 units cost as lz4 */
-	if (codec >= ZBATCH_CODEC_NR)
+	if (codec >= ZBATCH_CODEC_NR || !bytes)
 		return;
-	if (bytes)
-		ewma(&ns_per_kib[codec][op == ZBATCH_OP_DECOMPRESS],
-		     max_t(u64, div_u64(ns * 1024, bytes), 1));
+	ewma(&ns_per_kib[codec][op == ZBATCH_OP_DECOMPRESS], ns_kib(ns, bytes));
 }
 
 /*

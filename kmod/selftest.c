@@ -917,7 +917,7 @@ static const char *lz4u_check(struct zbatch_ctx *ctx, u8 *src, u8 *cmp, u8 *dec)
 		if (!zbatch_run_inline(ctx, &req, ZBATCH_CODEC_LZ4U, 0))
 			return "a header that does not add up decoded";
 		/* block 0 too long to share a page with the header: n + 1 pieces */
-		clen = n * sizeof(__le16) + PAGE_SIZE - n * sizeof(__le16) + 1 + (n - 1);
+		clen = PAGE_SIZE + n;	/* header + block 0 + (n - 1) blocks of 1 */
 		put_unaligned_le16(PAGE_SIZE - n * sizeof(__le16) + 1, cmp);
 		for (k = 1; k < n; k++)
 			put_unaligned_le16(1, cmp + k * sizeof(__le16));
