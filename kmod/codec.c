@@ -746,7 +746,11 @@ static int verify_one(struct zbatch_ctx *ctx, const struct zbatch_codec_ops *c,
 		      void *wrk, const void *src, unsigned int slen,
 		      const void *dst, unsigned int dlen)
 {
-	unsigned int n = ZBATCH_MAX_LEN;
+	/*
+	 * Room for exactly what went in: an lz4 unit's decompressor takes
+	 * its page count from the room it is given (lz4u_decompress()).
+	 */
+	unsigned int n = slen;
 
 	if (!ctx_verify_buf(ctx, GFP_NOIO))
 		return -ENOMEM;

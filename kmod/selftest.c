@@ -939,6 +939,37 @@ static const char *lz4u_check(struct zbatch_ctx *ctx, u8 *src, u8 *cmp, u8 *dec)
 	return NULL;
 }
 
+/*
+ * With verify_compress on, a page, a unit of 4 pages and one of 16
+ * compressed as the swap device does verify (each is decompressed into
+ * exactly its size: the unit's decoder counts its blocks by that room).
+ */
+static const char *lz4u_verify(struct zbatch_ctx *ctx, u8 *src, u8 *cmp)
+{
+	static const unsigned int pages[] = { 1, 4, ZBATCH_LZ4U_MAX_BLOCKS };
+	u64 before = zbatch_stat_read(&zbatch_gstats, ZST_ERR_VERIFY);
+	const char *why = NULL;
+	struct zbatch_req req;
+	unsigned int i, size;
+
+	mutex_lock(&zbatch_cfg_lock);
+	WRITE_ONCE(zbatch_cfg.verify, true);
+	mutex_unlock(&zbatch_cfg_lock);
+	for (i = 0; i < ARRAY_SIZE(pages) && !why; i++) {
+		size = pages[i] * PAGE_SIZE;
+		fill(src, size, PAT_TEXT, 7 + i);
+		zbatch_req_init(&req, ZBATCH_OP_COMPRESS, src, size, cmp, size);
+		if (zbatch_run_inline(ctx, &req, ZBATCH_CODEC_LZ4U, 0))
+			why = "text did not verify with verify_compress on";
+	}
+	mutex_lock(&zbatch_cfg_lock);
+	WRITE_ONCE(zbatch_cfg.verify, false);
+	mutex_unlock(&zbatch_cfg_lock);
+	if (!why && zbatch_stat_read(&zbatch_gstats, ZST_ERR_VERIFY) != before)
+		why = "verify mismatch counted on good data";
+	return why;
+}
+
 static void test_lz4_units(void)
 {
 	struct zbatch_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
@@ -950,6 +981,9 @@ static void test_lz4_units(void)
 	if (ctx && src && cmp && dec && !zbatch_ctx_prepare(ctx, ZBATCH_CODEC_LZ4U))
 		why = lz4u_check(ctx, src, cmp, dec);
 	result(!why, "lz4_units_round_trip_cut_and_refusals", why);
+	if (!why)
+		why = lz4u_verify(ctx, src, cmp);
+	result(!why, "lz4_units_verify_with_verify_compress", why);
 	if (ctx)
 		zbatch_ctx_free(ctx);
 	kfree(ctx);

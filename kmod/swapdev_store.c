@@ -67,6 +67,8 @@ struct zb_slot {
 
 /* A unit's pages fit the index field (swapdev.h: what the device is built for). */
 static_assert(ZB_UNIT_MAX_PAGES - 1 <= ZB_SLOT_IDX_MASK >> ZB_SLOT_IDX_SHIFT);
+/* every unit size can be kept as lz4 blocks (zbatch_lz4u_*) */
+static_assert(ZB_UNIT_MAX_PAGES <= ZBATCH_LZ4U_MAX_BLOCKS);
 
 /*
  * Allocations in the write path, which runs in reclaim (never recurse
