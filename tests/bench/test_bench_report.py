@@ -67,7 +67,7 @@ class Swapdev(unittest.TestCase):
         b2 = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=1 / 1.5) +
                        "cost lz4 real compress 100000\n")
         t = br.swapdev_table([b1, b2])
-        self.assertIn("| **1.38** (1.25, 1.50) | 1.51 (f 0.66, 91% (94, 89)) |", t)
+        self.assertIn("| **1.38** (1.25, 1.50) [1.25-1.50] | 1.51 (f 0.66, 91% (94, 89)) |", t)
 
     def test_f_of_one_or_more_is_no_limit(self):
         b = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=0.8) +
@@ -78,7 +78,7 @@ class Swapdev(unittest.TestCase):
         # boot 1 has only zram's run: its cell is '-', not a crash
         b1 = self.boot(self.ZRAM.format(out=1.0))
         b2 = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=0.8))
-        self.assertIn("| **1.25** (-, 1.25) |", br.swapdev_table([b1, b2]))
+        self.assertIn("| **1.25** (-, 1.25) [1.25-1.25] |", br.swapdev_table([b1, b2]))
 
     def test_empty_boot_is_named(self):
         b1 = self.boot("# nothing\n")
