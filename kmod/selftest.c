@@ -237,6 +237,13 @@ static void set_mode(unsigned int mode)
 	mutex_unlock(&zbatch_cfg_lock);
 }
 
+static void set_verify(bool on)
+{
+	mutex_lock(&zbatch_cfg_lock);
+	WRITE_ONCE(zbatch_cfg.verify, on);
+	mutex_unlock(&zbatch_cfg_lock);
+}
+
 static const char *const mode_name[] = { "sync", "async", "async_irq" };
 
 static void test_vectors(struct st_bufs *b)
@@ -583,13 +590,9 @@ static void test_verify(struct st_bufs *b)
 	u64 before = zbatch_stat_read(&zbatch_gstats, ZST_ERR_VERIFY);
 	const char *why;
 
-	mutex_lock(&zbatch_cfg_lock);
-	WRITE_ONCE(zbatch_cfg.verify, true);
-	mutex_unlock(&zbatch_cfg_lock);
+	set_verify(true);
 	why = roundtrip(b, 16, ZBATCH_CODEC_DEFLATE, 99);
-	mutex_lock(&zbatch_cfg_lock);
-	WRITE_ONCE(zbatch_cfg.verify, false);
-	mutex_unlock(&zbatch_cfg_lock);
+	set_verify(false);
 	if (!why && zbatch_stat_read(&zbatch_gstats, ZST_ERR_VERIFY) != before)
 		why = "verify mismatch on good data";
 	result(!why, "verify_compress_roundtrip", why);
@@ -952,19 +955,17 @@ static const char *lz4u_verify(struct zbatch_ctx *ctx, u8 *src, u8 *cmp)
 	struct zbatch_req req;
 	unsigned int i, size;
 
-	mutex_lock(&zbatch_cfg_lock);
-	WRITE_ONCE(zbatch_cfg.verify, true);
-	mutex_unlock(&zbatch_cfg_lock);
+	set_verify(true);
 	for (i = 0; i < ARRAY_SIZE(pages) && !why; i++) {
 		size = pages[i] * PAGE_SIZE;
 		fill(src, size, PAT_TEXT, 7 + i);
 		zbatch_req_init(&req, ZBATCH_OP_COMPRESS, src, size, cmp, size);
 		if (zbatch_run_inline(ctx, &req, ZBATCH_CODEC_LZ4U, 0))
-			why = "text did not verify with verify_compress on";
+			why = zbatch_stat_read(&zbatch_gstats, ZST_ERR_VERIFY) != before ?
+			      "text did not verify with verify_compress on" :
+			      "text did not compress with verify_compress on";
 	}
-	mutex_lock(&zbatch_cfg_lock);
-	WRITE_ONCE(zbatch_cfg.verify, false);
-	mutex_unlock(&zbatch_cfg_lock);
+	set_verify(false);
 	if (!why && zbatch_stat_read(&zbatch_gstats, ZST_ERR_VERIFY) != before)
 		why = "verify mismatch counted on good data";
 	return why;

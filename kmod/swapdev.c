@@ -928,7 +928,7 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 		struct zb_item *it;
 
 		t = sample ? zbatch_clock() : 0;
-		/* a header not as stored: -EIO, failed_reads, as the direct path */
+		/* a header not as stored: -EIO, as on the direct path (no WARN) */
 		ret = zb_unit_copy(z, u, cbuf);
 		if (ret)
 			goto out;
