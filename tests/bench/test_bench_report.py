@@ -80,6 +80,16 @@ class Swapdev(unittest.TestCase):
         b2 = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=0.8))
         self.assertIn("| **1.25** (-, 1.25) [1.25-1.25] |", br.swapdev_table([b1, b2]))
 
+    def test_range_is_every_round_of_every_boot(self):
+        # boot 1: rounds at 1.25x and 1.75x (median 1.50); boot 2: 1.00x.
+        # The bracket spans the rounds (1.00-1.75), not the boots' medians
+        def rnd(line, r):
+            return line.replace(" whole 1 ", f" whole {r} ")
+        b1 = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=0.8) +
+                       rnd(self.ZRAM.format(out=1.0), 2) + rnd(self.ZB.format(out=1 / 1.75), 2))
+        b2 = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=1.0))
+        self.assertIn("| **1.25** (1.50, 1.00) [1.00-1.75] |", br.swapdev_table([b1, b2]))
+
     def test_empty_boot_is_named(self):
         b1 = self.boot("# nothing\n")
         b2 = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=0.8))
