@@ -982,9 +982,13 @@ static void test_lz4_units(void)
 	if (ctx && src && cmp && dec && !zbatch_ctx_prepare(ctx, ZBATCH_CODEC_LZ4U))
 		why = lz4u_check(ctx, src, cmp, dec);
 	result(!why, "lz4_units_round_trip_cut_and_refusals", why);
-	if (!why)
+	if (why) {	/* one failure, reported once */
+		skip("lz4_units_verify_with_verify_compress",
+		     "the round trip failed");
+	} else {
 		why = lz4u_verify(ctx, src, cmp);
-	result(!why, "lz4_units_verify_with_verify_compress", why);
+		result(!why, "lz4_units_verify_with_verify_compress", why);
+	}
 	if (ctx)
 		zbatch_ctx_free(ctx);
 	kfree(ctx);

@@ -803,12 +803,16 @@ void zb_object_unmap(struct zb_swapdev *z, unsigned long h)
  * (@obj0, mapped): each block's length (@len), each object's (@plen) and
  * first block (@first). 0 or -EIO (not what the store made).
  */
-static int unit_cut(const struct zb_unit *u, const void *obj0, u16 *len, u16 *plen,
-		    u8 *first)
+static int unit_cut(struct zb_swapdev *z, const struct zb_unit *u, const void *obj0,
+		    u16 *len, u16 *plen, u8 *first)
 {
 	if (zbatch_lz4u_lens(obj0, u->clen, u->nr_pages, len) ||
-	    zbatch_lz4u_pieces(len, u->nr_pages, plen, first) != u->nr_handles)
+	    zbatch_lz4u_pieces(len, u->nr_pages, plen, first) != u->nr_handles) {
+		/* data-dependent: logged, never a WARN (panic_on_warn) */
+		pr_err_ratelimited("zbatchswap%d: a %u-page unit's header is not as stored (%u bytes in %u objects): read failed\n",
+				   z->id, u->nr_pages, u->clen, u->nr_handles);
 		return -EIO;
+	}
 	return 0;
 }
 
@@ -827,7 +831,7 @@ int zb_unit_copy(struct zb_swapdev *z, const struct zb_unit *u, void *dst)
 		return 0;
 	}
 	src = zs_map_object(z->pool, u->handle[0], ZS_MM_RO);
-	ret = unit_cut(u, src, len, plen, first);
+	ret = unit_cut(z, u, src, len, plen, first);
 	if (!ret)
 		memcpy(dst, src, plen[0]);
 	zs_unmap_object(z->pool, u->handle[0]);
@@ -852,7 +856,7 @@ int zb_unit_decode(struct zb_swapdev *z, const struct zb_unit *u, u8 *out)
 
 		off = 0;
 		if (!i) {
-			ret = unit_cut(u, src, len, plen, first);
+			ret = unit_cut(z, u, src, len, plen, first);
 			off = u->nr_pages * sizeof(__le16);
 		}
 		/* each block's dictionary: the pages before it, in @out */
