@@ -210,6 +210,36 @@ class Doc(unittest.TestCase):
                       "before its end.**", text)
         self.assertNotIn("(every part ran)", text)
 
+    def test_without_the_batch_part_only_what_ran(self):
+        # BENCH_NO_BATCH=1: the swap device's and zswap's blocks are
+        # replaced; the batch part's blocks and results.json are kept
+        run = os.path.join(self.top, "run")
+        shutil.copytree(RUN, run)
+        for b in ("batch-1", "batch-2"):
+            shutil.rmtree(os.path.join(run, b))
+        with open(self.doc, encoding="utf-8") as f:
+            before = f.read()
+        batch = re.search(r"<!-- bench:batch-detail -->.*?<!-- /bench -->", before, re.S).group(0)
+        earlier = (re.search(r"parts from the run of (\d{4}-\d{2}-\d{2})", before) or
+                   re.search(r"<!-- bench:run -->(\d{4}-\d{2}-\d{2})", before)).group(1)
+        text = self.run_doc(run)
+        self.assertIn(batch, text)
+        self.assertIn("<!-- bench:run -->2026-12-02 for the swap device and zswap parts "
+                      f"(3 minutes), the other parts from the run of {earlier}; "
+                      "host: 2 cores, test; guest: test guest<!-- /bench -->", text)
+        self.assertIn("| lz4 | 1.20 | 0.80 | 0.90 | 0.500 | 0.450 |", text)
+        self.assertIn("| -10.0% | -0.7% |", text)
+        self.assertFalse(os.path.exists(os.path.join(self.top, "bench", "results.json")))
+        # again: the other parts keep their date (not this run's)
+        self.assertEqual(text, self.run_doc(run))
+
+    def test_no_results_at_all_is_an_error(self):
+        run = os.path.join(self.top, "run")
+        os.makedirs(run)
+        with self.assertRaises(SystemExit) as e:
+            self.run_doc(run)
+        self.assertIn("no results in", str(e.exception))
+
     def test_missing_marker_is_an_error(self):
         with open(self.doc, encoding="utf-8") as f:
             text = f.read()
