@@ -72,7 +72,42 @@ class Swapdev(unittest.TestCase):
     def test_f_of_one_or_more_is_no_limit(self):
         b = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=0.8) +
                       "cost lz4 real compress 200000\n")
-        self.assertIn("| 1.25 [1.25-1.25] | invalid: f 1.64 >= 1 |", br.swapdev_table([b]))
+        self.assertIn("| 1.25 [1.25-1.25] | invalid: f 1.64, not between 0 and 1 |",
+                      br.swapdev_table([b]))
+
+    SAME = "zram lz4 - 64kB same 1 whole 1 {out} {inn} 1.0 0.0 0 0 0 0 0 8192 0 0\n"
+
+    def test_f_from_zrams_same_filled_pages(self):
+        # zram's same-filled run of the round takes 0.5 s of its 1 s out
+        # (f 0.50, limit 1.33: 1.25x is 94%) and 0.75 s of its 1 s in
+        # (f 0.25, limit 1.14); the cost line (f 1.64) is not used
+        b = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=0.8) +
+                      self.SAME.format(out=0.5, inn=0.75) + "cost lz4 real compress 200000\n")
+        self.assertIn("| 1.25 [1.25-1.25] | 1.33 (f 0.50, 94%) | 1.00 [1.00-1.00] | "
+                      "1.14 (f 0.25, 88%) |", br.swapdev_table([b]))
+
+    def test_f_from_same_filled_pages_round_by_round(self):
+        # round 1: f 0.5; round 2: zram's real run 2 s, its same run 0.5 s:
+        # f 0.75; a round without a same run gives none. Median f 0.625
+        def rnd(line, r):
+            return line.replace(" whole 1 ", f" whole {r} ")
+        b = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=0.8) +
+                      self.SAME.format(out=0.5, inn=0.75) +
+                      rnd(self.ZRAM.format(out=2.0), 2) + rnd(self.ZB.format(out=1.6), 2) +
+                      rnd(self.SAME.format(out=0.5, inn=0.75), 2) +
+                      rnd(self.ZRAM.format(out=9.0), 3) + rnd(self.ZB.format(out=7.2), 3))
+        self.assertIn("(f 0.62, ", br.swapdev_table([b]))
+
+    def test_same_filled_slower_than_real_is_no_limit(self):
+        b = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=0.8) +
+                      self.SAME.format(out=1.5, inn=1.5))
+        self.assertIn("| invalid: f -0.50, not between 0 and 1 |", br.swapdev_table([b]))
+
+    def test_same_filled_runs_are_not_rows(self):
+        b = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=0.8) +
+                      self.SAME.format(out=0.5, inn=0.75))
+        self.assertNotIn("| same |", br.swapdev_table([b]))
+        self.assertEqual(br.swapdev_table([b]).count("| lz4 |"), 1)
 
     def test_a_boot_without_the_configuration(self):
         # boot 1 has only zram's run: its cell is '-', not a crash

@@ -9,6 +9,7 @@
 
 #include "zbatch/bench.hpp"
 #include "zbatch/pattern.hpp"
+#include "zbatch/workload.hpp"
 #include "zbatch/refcodec.hpp"
 
 TEST(Bench, SpreadMedianMinMax)
@@ -30,6 +31,40 @@ TEST(Pattern, DeterministicAndDistinct)
 	EXPECT_EQ(z, std::vector<uint8_t>(100, 0));
 	EXPECT_FALSE(zbatch::pattern_from_name("nope").has_value());
 	EXPECT_EQ(zbatch::pattern_name(*zbatch::pattern_from_name("mixed")), "mixed");
+	EXPECT_EQ(zbatch::pattern_name(*zbatch::pattern_from_name("same")), "same");
+}
+
+// --pattern same: every page one nonzero word repeated (a device's
+// same-filled page, never a zero page the kernel keeps off swap), a
+// different word for every page, in generate() and in the workload's pages.
+TEST(Pattern, SameFillsEachPageWithOneNonzeroWord)
+{
+	auto check = [](const uint8_t *p, uint64_t *word) {
+		uint64_t w, x;
+		std::memcpy(&w, p, sizeof(w));
+		EXPECT_NE(w, 0u);
+		for (size_t off = 8; off < 4096; off += 8) {
+			std::memcpy(&x, p + off, sizeof(x));
+			ASSERT_EQ(x, w) << "offset " << off;
+		}
+		*word = w;
+	};
+	auto v = zbatch::generate(zbatch::Pattern::Same, 3 * 4096, 5);
+	uint64_t w[3];
+	for (int i = 0; i < 3; i++)
+		check(v.data() + i * 4096, &w[i]);
+	EXPECT_NE(w[0], w[1]);
+	EXPECT_NE(w[1], w[2]);
+	std::vector<uint8_t> page(4096);
+	uint64_t a, b, c;
+	zbatch::same_page(0, 0, page.data());
+	check(page.data(), &a);
+	zbatch::same_page(0, 1, page.data());
+	check(page.data(), &b);
+	zbatch::same_page(1, 0, page.data());
+	check(page.data(), &c);
+	EXPECT_NE(a, b);
+	EXPECT_NE(a, c);
 }
 
 TEST(RefCodec, EveryCodecRoundTripsAndCompressesText)

@@ -31,8 +31,10 @@ Result<Pattern> pattern_from_name(const std::string &name)
 		return Pattern::Mixed;
 	if (name == "real")
 		return Pattern::Real;
+	if (name == "same")
+		return Pattern::Same;
 	return fail(EINVAL,
-		    fmt::format("unknown pattern '{}' (text, zeros, random, mixed, real)", name));
+		    fmt::format("unknown pattern '{}' (text, zeros, random, mixed, real, same)", name));
 }
 
 std::string pattern_name(Pattern p)
@@ -43,8 +45,15 @@ std::string pattern_name(Pattern p)
 	case Pattern::Random: return "random";
 	case Pattern::Mixed: return "mixed";
 	case Pattern::Real: return "real";
+	case Pattern::Same: return "same";
 	}
 	return "?";
+}
+
+uint64_t same_word(uint64_t seed, uint64_t page)
+{
+	// one word per page, never zero
+	return ((seed + 1) * 0xbf58476d1ce4e5b9ULL ^ page * 0x9e3779b97f4a7c15ULL) | 1;
 }
 
 static void fill_text(uint8_t *p, size_t len, std::mt19937_64 &rng)
@@ -84,6 +93,13 @@ std::vector<uint8_t> generate(Pattern p, size_t len, uint64_t seed)
 			for (size_t i = 0; i < r; i++)
 				v[off + i] = static_cast<uint8_t>(rng());
 			fill_text(v.data() + off + r, n - r, rng);
+		}
+		break;
+	case Pattern::Same:
+		for (size_t off = 0; off < len; off += 8) {
+			uint64_t w = same_word(seed, off / 4096);
+
+			std::memcpy(v.data() + off, &w, std::min<size_t>(8, len - off));
 		}
 		break;
 	case Pattern::Real: {

@@ -55,7 +55,13 @@ constexpr size_t kPage = 4096;
 		_exit(3);
 	size_t pages = len / kPage;
 	bool real = cfg.corpus.empty() && cfg.pattern == Pattern::Real;
-	auto expect = [&](size_t i, uint8_t *out) { workload_page(tmpl, real, id, i, out); };
+	bool same = cfg.corpus.empty() && cfg.pattern == Pattern::Same;
+	auto expect = [&](size_t i, uint8_t *out) {
+		if (same)
+			same_page(id, i, out);
+		else
+			workload_page(tmpl, real, id, i, out);
+	};
 	auto t0 = clk::now();
 	for (size_t i = 0; i < pages; i++)
 		expect(i, mem + i * kPage);
@@ -146,6 +152,14 @@ struct Processes {
 };
 
 } // namespace
+
+void same_page(unsigned int id, size_t i, uint8_t *out)
+{
+	uint64_t w = same_word(id, i);
+
+	for (size_t off = 0; off < kPage; off += sizeof(w))
+		std::memcpy(out + off, &w, sizeof(w));
+}
 
 // Page i of process id holds template page (i * 7 + id) mod n, with its
 // first 8 bytes replaced by i. Real data keeps its order (a folio holds

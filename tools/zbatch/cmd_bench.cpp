@@ -211,7 +211,7 @@ void add_bench(CLI::App &app, Action &action)
 	sub->add_option("--codec", o->codecs, "Codecs to run (default: all)")->delimiter(',');
 	sub->add_option("--batch", o->batches, "Batch sizes, 1..64 (default 16)")->delimiter(',');
 	sub->add_flag("--sweep", o->sweep, "Batch sizes 1,2,4,8,16,32");
-	sub->add_option("--pattern", o->pattern, "text, zeros, random, mixed or real (pages of this system's binaries, libraries, text, a heap, compressed files; default mixed)");
+	sub->add_option("--pattern", o->pattern, "text, zeros, random, mixed, real (pages of this system's binaries, libraries, text, a heap, compressed files) or same (each page one nonzero word repeated); default mixed");
 	sub->add_option("--file", o->file, "Corpus file instead of a pattern (repeated to fill)");
 	sub->add_option("--pages", o->pages, "4 KiB pages per pass (default 512)")
 		->check(CLI::Range(1, 65536));

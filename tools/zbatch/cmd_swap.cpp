@@ -138,7 +138,7 @@ void add_swap(CLI::App &app, Action &action)
 	auto *sub = app.add_subcommand("swap", "usemem-style swap workload that verifies every byte");
 	sub->add_option("-n,--procs", o->procs, "Processes (default 1)")->check(CLI::Range(1, 1024));
 	sub->add_option("-s,--size", o->size, "Memory per process, e.g. 64M, 1G (default 64M)");
-	sub->add_option("--pattern", o->pattern, "text, zeros, random, mixed or real (the pages of binaries, libraries, text, a heap and compressed files on this system; default mixed)");
+	sub->add_option("--pattern", o->pattern, "text, zeros, random, mixed, real (the pages of binaries, libraries, text, a heap and compressed files on this system) or same (each page one nonzero word repeated: same-filled, stored without the codec); default mixed");
 	sub->add_option("--file", o->file, "Corpus file as page data instead of a pattern");
 	sub->add_option("--passes", o->passes, "Read-back passes (default 2)")->check(CLI::Range(1, 100));
 	sub->add_option("--sleep-ms", o->sleep_ms, "Sleep between writing and reading back");

@@ -11,8 +11,10 @@
 namespace zbatch {
 
 // Real: pages as real programs leave memory (real_corpus()); the others
-// are generated.
-enum class Pattern { Text, Zeros, Random, Mixed, Real };
+// are generated. Same: each page one 64-bit word repeated, never zero
+// (a device's same-filled page, which it stores without its codec; the
+// kernel itself keeps zero pages off swap devices).
+enum class Pattern { Text, Zeros, Random, Mixed, Real, Same };
 
 Result<Pattern> pattern_from_name(const std::string &name);
 std::string pattern_name(Pattern p);
@@ -21,6 +23,9 @@ std::string pattern_name(Pattern p);
 // real_corpus() from a page chosen by @seed on, wrapping (empty when no
 // corpus could be built: check real_corpus() first).
 std::vector<uint8_t> generate(Pattern p, size_t len, uint64_t seed);
+
+// Same: the word that fills page @page (never zero).
+uint64_t same_word(uint64_t seed, uint64_t page);
 
 // What a Debian system's memory holds, about 16 MiB, built once per
 // process from files every system has, the same on every run (sorted
