@@ -104,9 +104,10 @@ class Swapdev(unittest.TestCase):
         self.assertIn("| invalid: f -0.50, not between 0 and 1 |", br.swapdev_table([b]))
 
     def test_same_filled_runs_are_not_rows(self):
+        # zram's and zbatch's same-filled runs: no row of their own
         b = self.boot(self.ZRAM.format(out=1.0) + self.ZB.format(out=0.8) +
-                      self.SAME.format(out=0.5, inn=0.75))
-        self.assertNotIn("| same |", br.swapdev_table([b]))
+                      self.SAME.format(out=0.5, inn=0.75) +
+                      self.SAME.format(out=0.5, inn=0.75).replace("zram lz4 -", "zbatch lz4 16k"))
         self.assertEqual(br.swapdev_table([b]).count("| lz4 |"), 1)
 
     def test_a_boot_without_the_configuration(self):
@@ -252,6 +253,8 @@ class Doc(unittest.TestCase):
         shutil.copytree(RUN, run)
         for b in ("batch-1", "batch-2"):
             shutil.rmtree(os.path.join(run, b))
+        with open(os.path.join(self.top, "bench", "results.json"), "w", encoding="utf-8") as f:
+            f.write("{}\n")
         with open(self.doc, encoding="utf-8") as f:
             before = f.read()
         batch = re.search(r"<!-- bench:batch-detail -->.*?<!-- /bench -->", before, re.S).group(0)
@@ -264,9 +267,27 @@ class Doc(unittest.TestCase):
                       "host: 2 cores, test; guest: test guest<!-- /bench -->", text)
         self.assertIn("| lz4 | 1.20 | 0.80 | 0.90 | 0.500 | 0.450 |", text)
         self.assertIn("| -10.0% | -0.7% |", text)
-        self.assertFalse(os.path.exists(os.path.join(self.top, "bench", "results.json")))
+        with open(os.path.join(self.top, "bench", "results.json"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), "{}\n")
         # again: the other parts keep their date (not this run's)
         self.assertEqual(text, self.run_doc(run))
+
+    def test_only_the_parts_the_run_measured(self):
+        # meta's parts: an earlier run's batch-N/ and zswap runs left in the
+        # directory are not this run's, and keep their blocks
+        run = os.path.join(self.top, "run")
+        shutil.copytree(RUN, run)
+        with open(os.path.join(run, "meta"), "a", encoding="utf-8") as f:
+            f.write("parts=swapdev\n")
+        with open(self.doc, encoding="utf-8") as f:
+            before = f.read()
+        zswap = re.search(r"<!-- bench:zswap -->.*?<!-- /bench -->", before, re.S).group(0)
+        batch = re.search(r"<!-- bench:batch-detail -->.*?<!-- /bench -->", before, re.S).group(0)
+        text = self.run_doc(run)
+        self.assertIn(zswap, text)
+        self.assertIn(batch, text)
+        self.assertIn("<!-- bench:run -->2026-12-02 for the swap device part (3 minutes)", text)
+        self.assertIn("| -10.0% | -0.7% |", text)
 
     def test_no_results_at_all_is_an_error(self):
         run = os.path.join(self.top, "run")
