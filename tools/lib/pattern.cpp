@@ -50,10 +50,13 @@ std::string pattern_name(Pattern p)
 	return "?";
 }
 
-uint64_t same_word(uint64_t seed, uint64_t page)
+void same_page(uint64_t seed, uint64_t page, uint8_t *out, size_t len)
 {
 	// one word per page, never zero
-	return ((seed + 1) * 0xbf58476d1ce4e5b9ULL ^ page * 0x9e3779b97f4a7c15ULL) | 1;
+	uint64_t w = ((seed + 1) * 0xbf58476d1ce4e5b9ULL ^ page * 0x9e3779b97f4a7c15ULL) | 1;
+
+	for (size_t off = 0; off < len; off += sizeof(w))
+		std::memcpy(out + off, &w, std::min(sizeof(w), len - off));
 }
 
 static void fill_text(uint8_t *p, size_t len, std::mt19937_64 &rng)
@@ -96,11 +99,8 @@ std::vector<uint8_t> generate(Pattern p, size_t len, uint64_t seed)
 		}
 		break;
 	case Pattern::Same:
-		for (size_t off = 0; off < len; off += 8) {
-			uint64_t w = same_word(seed, off / 4096);
-
-			std::memcpy(v.data() + off, &w, std::min<size_t>(8, len - off));
-		}
+		for (size_t off = 0; off < len; off += 4096)
+			same_page(seed, off / 4096, v.data() + off, std::min<size_t>(4096, len - off));
 		break;
 	case Pattern::Real: {
 		auto c = real_corpus();

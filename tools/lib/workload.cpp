@@ -153,14 +153,6 @@ struct Processes {
 
 } // namespace
 
-void same_page(unsigned int id, size_t i, uint8_t *out)
-{
-	uint64_t w = same_word(id, i);
-
-	for (size_t off = 0; off < kPage; off += sizeof(w))
-		std::memcpy(out + off, &w, sizeof(w));
-}
-
 // Page i of process id holds template page (i * 7 + id) mod n, with its
 // first 8 bytes replaced by i. Real data keeps its order (a folio holds
 // adjacent pages of one kind, as in a process).

@@ -24,8 +24,11 @@ std::string pattern_name(Pattern p);
 // corpus could be built: check real_corpus() first).
 std::vector<uint8_t> generate(Pattern p, size_t len, uint64_t seed);
 
-// Same: the word that fills page @page (never zero).
-uint64_t same_word(uint64_t seed, uint64_t page);
+// Same: page @page of @seed's pages, @len bytes (at most a page): one
+// nonzero word repeated, a different word for every page, so that a
+// device stores it as same-filled (no codec, no allocation) and a
+// read-back still checks it.
+void same_page(uint64_t seed, uint64_t page, uint8_t *out, size_t len = 4096);
 
 // What a Debian system's memory holds, about 16 MiB, built once per
 // process from files every system has, the same on every run (sorted

@@ -83,12 +83,6 @@ Result<WorkloadResult> run_workload(const WorkloadConfig &cfg);
 void workload_page(const std::vector<uint8_t> &tmpl, bool real, unsigned int id, size_t i,
 		   uint8_t *out);
 
-// Page @i of process @id with --pattern same: one nonzero word repeated
-// (same_word()), different for every page, so that a device stores it
-// as same-filled (no codec, no allocation) and the read-back still
-// checks it.
-void same_page(unsigned int id, size_t i, uint8_t *out);
-
 // /proc/vmstat-style "key value" lines into a map.
 std::map<std::string, int64_t> parse_kv(const std::string &text);
 
