@@ -289,6 +289,15 @@ class Doc(unittest.TestCase):
         self.assertIn("<!-- bench:run -->2026-12-02 for the swap device part (3 minutes)", text)
         self.assertIn("| -10.0% | -0.7% |", text)
 
+    def test_a_run_of_no_part_is_named(self):
+        run = os.path.join(self.top, "run")
+        shutil.copytree(RUN, run)
+        with open(os.path.join(run, "meta"), "a", encoding="utf-8") as f:
+            f.write("parts=\n")
+        with self.assertRaises(SystemExit) as e:
+            self.run_doc(run)
+        self.assertIn("the run measured no part", str(e.exception))
+
     def test_no_results_at_all_is_an_error(self):
         run = os.path.join(self.top, "run")
         os.makedirs(run)
