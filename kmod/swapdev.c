@@ -272,7 +272,7 @@ static struct zb_stream *stream_trylock(struct zb_swapdev *z)
  * stream and locking it the task may have moved off a CPU that went down
  * since: then it tries again where it is now.
  */
-static struct zb_io *io_get(struct zb_swapdev *z, struct zb_stream **stmp)
+static struct zb_stream *stream_get(struct zb_swapdev *z)
 {
 	for (;;) {
 		struct zb_stream *stm = stream_trylock(z);
@@ -282,13 +282,18 @@ static struct zb_io *io_get(struct zb_swapdev *z, struct zb_stream **stmp)
 			stm = raw_cpu_ptr(z->streams);
 			mutex_lock(&stm->lock);
 		}
-		if (likely(stm->io)) {
-			*stmp = stm;
-			io_reset(stm->io);
-			return stm->io;
-		}
+		if (likely(stm->io))
+			return stm;
 		mutex_unlock(&stm->lock);
 	}
+}
+
+/* stream_get()'s stream, its context emptied for a batch. */
+static struct zb_io *io_get(struct zb_swapdev *z, struct zb_stream **stmp)
+{
+	*stmp = stream_get(z);
+	io_reset((*stmp)->io);
+	return (*stmp)->io;
 }
 
 static void io_put(struct zb_stream *stm)
@@ -330,10 +335,10 @@ static struct zb_item *io_add_secondary(struct zb_io *io, const void *src,
 }
 
 /* Whether one request runs here, now: nothing to batch, nothing to offload. */
-static bool io_alone(const struct zb_io *io, unsigned int n)
+static bool io_alone(unsigned int codec, unsigned int n)
 {
 	return n == 1 && READ_ONCE(zbatch_handoff) != ZBATCH_HANDOFF_ALWAYS &&
-	       !zbatch_device_serves(io->codec);
+	       !zbatch_device_serves(codec);
 }
 
 static void io_run(struct zb_swapdev *z, struct zb_io *io, int rw)
@@ -765,6 +770,57 @@ static int read_direct(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 }
 
 /*
+ * A read of one page (a 4 KiB page's swap-in), made as zram makes it:
+ * the page's slot locked, a compressed page decompressed straight from
+ * zsmalloc on a stream's context, and nothing else: no batch to set up
+ * or finish, no region to gather. The checks read_region() makes for
+ * read_direct() hold for a page alone; the stream is taken first (a
+ * mutex: never under a slot's bit lock). A page that needs more, a
+ * unit's, written back or recompressed, or one a device executor (IAA)
+ * would decompress, is left as it is for the general path: -EAGAIN.
+ *
+ * Return: 0, -EAGAIN, or -EIO when the object does not decompress.
+ */
+static int read_page(struct zb_swapdev *z, unsigned long index, u8 *dst)
+{
+	struct zb_stream *stm;
+	struct zb_view v;
+	int ret = 0;
+
+	if (!io_alone(z->io_codec, 1))
+		return -EAGAIN;
+	stm = stream_get(z);
+	zb_slot_lock(z, index);
+	zb_slot_view(z, index, &v);
+	switch (v.kind) {
+	case ZB_VIEW_EMPTY:
+		memset(dst, 0, PAGE_SIZE);	/* never written: zeros */
+		break;
+	case ZB_VIEW_SAME:
+		memset64((u64 *)dst, v.word, PAGE_SIZE / sizeof(u64));
+		break;
+	case ZB_VIEW_RAW:
+		zb_slot_copy(z, index, dst);
+		break;
+	case ZB_VIEW_PAGE:
+		if (v.secondary) {
+			ret = -EAGAIN;
+			break;
+		}
+		ret = read_direct(z, stm->io, index, NULL, v.len, dst);
+		break;
+	default:
+		ret = -EAGAIN;
+		break;
+	}
+	if (ret != -EAGAIN)
+		zb_slot_accessed(z, index, zb_slot_now());
+	zb_slot_unlock(z, index);
+	io_put(stm);
+	return ret;
+}
+
+/*
  * Read @n pages from @index, all in one unit-sized region, to @dst[0..n).
  * The region's slots are locked together (in index order, as a unit's
  * writer locks them), so each page read is what its slot holds at one
@@ -843,7 +899,7 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 	 * locks and zsmalloc's mapping held (preemption off), as zram's for
 	 * a page; for a 64 KiB unit that is too long, it takes the batch.
 	 */
-	direct = (here || alone) && !io->n && io_alone(io, here ? 1 : reqs) && !secondary &&
+	direct = (here || alone) && !io->n && io_alone(io->codec, here ? 1 : reqs) && !secondary &&
 		 (!u || ((u->nr_handles == 1 || u->blocks) && u->nr_pages <= ZB_DIRECT_PAGES));
 	if (io->n + reqs > ZB_IO_REQS || io->used + bytes > ZB_OUT ||
 	    io->bd.n + wbs > ZB_BD_READS ||
@@ -1200,6 +1256,15 @@ static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 		}
 	}
 	start = bio_start_io_acct(bio);	/* /sys/block/zbatchswapN/stat, iostat */
+	if (!write && r.end - r.start == 1 && !bounce) {
+		/* a whole page in one bvec (no bounce): read_page(), else below */
+		struct bio_vec bv = mp_bvec_iter_bvec(bio->bi_io_vec, iter);
+
+		ret = read_page(z, r.start, bvec_virt(&bv));
+		if (ret != -EAGAIN)
+			goto done;
+		ret = 0;
+	}
 	if (!write) {
 		unsigned long pages = r.end - r.start;
 
@@ -1241,6 +1306,7 @@ static void zb_rw(struct zb_swapdev *z, struct bio *bio)
 			io_reset(r.io);	/* drops the reads gathered */
 		io_put(stm);
 	}
+done:
 	bio_end_io_acct(bio, start);
 out:
 	if (bounce)

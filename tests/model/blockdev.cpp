@@ -418,13 +418,14 @@ Buf Checker::choose_buf(Worker &w)
 }
 
 // Lengths and offsets lean toward whole units, since units are what the
-// device stores differently, but most are still anything at all.
+// device stores differently, and toward one page, a 4 KiB swap-in's read
+// (the device's one-page path, read_page()); most are still anything.
 Extent Checker::choose_extent(Worker &w)
 {
 	uint64_t span = w.hi - w.lo;
 	uint64_t maxn = std::min(c_.max_pages, span);
 	uint64_t u = c_.unit_pages;
-	uint64_t n = w.rng.range(1, maxn);
+	uint64_t n = w.rng.chance(20) ? 1 : w.rng.range(1, maxn);
 	if (u > 1 && w.rng.chance(40))
 		n = std::min(maxn, u * w.rng.range(1, std::max<uint64_t>(1, maxn / u)));
 	uint64_t aligned = (w.lo + u - 1) / u * u;
