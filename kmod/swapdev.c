@@ -625,6 +625,50 @@ static int write_reserve(struct zb_swapdev *z, struct zb_reserve **rvs,
 }
 
 /*
+ * A write of one page (a 4 KiB swap-out), made as zram makes it: a
+ * same-filled page stored as its word, any other compressed inline on a
+ * stream's context (what zbatch_submit() would do with a batch of one,
+ * without building the batch) and stored. A page a device executor (IAA)
+ * would compress, and a store that found no memory without direct
+ * reclaim, are left to the general path (which reserves, then compresses
+ * again): -EAGAIN, the slot as it was.
+ *
+ * Return: 0, -EAGAIN, or zb_store_page()'s error (-ENOSPC at mem_limit).
+ */
+static int write_page(struct zb_swapdev *z, unsigned long index, const u8 *src)
+{
+	struct zb_stream *stm;
+	struct zbatch_req *req;
+	unsigned long word;
+	struct zb_put pt;
+	struct zb_io *io;
+	int ret;
+
+	if (zb_page_same_filled(src, &word)) {
+		zb_store_same(z, index, word);
+		return 0;
+	}
+	if (!io_alone(z->io_codec, 1))
+		return -EAGAIN;
+	stm = stream_get(z);
+	io = stm->io;
+	req = &io->req[0];
+	zbatch_req_init(req, ZBATCH_OP_COMPRESS, src, PAGE_SIZE, io->out, PAGE_SIZE);
+	if (!zbatch_run_inline(&io->ctx, req, io->codec, io->level)) {
+		pt = page_put(z, index, src, req->produced, io->out);
+	} else {
+		/* as io_puts(): a compressor's error never fails a swap-out */
+		if (req->status != -ENOSPC)
+			zb_stat_add(z, ZBS_COMP_ERRORS, 1);
+		pt = (struct zb_put){ index, 1, PAGE_SIZE, src };
+	}
+	atomic64_inc(&z->batch_hist[WRITE][1]);
+	ret = zb_store_page(z, index, pt.data, pt.len, NULL);
+	io_put(stm);
+	return ret;
+}
+
+/*
  * Write @pages pages from @src at slot @index on, a window at a time on
  * a stream. A store that cannot get memory without direct reclaim lets
  * the stream go; what that store and the rest of its window need is
@@ -644,6 +688,12 @@ static int zb_write(struct zb_swapdev *z, unsigned long index, const u8 *src,
 	int ret = 0;
 
 	static_assert(ZB_WIN / PAGE_SIZE <= ZB_IO_REQS);	/* a put per page at most */
+	if (pages == 1) {
+		ret = write_page(z, index, src);
+		if (ret != -EAGAIN)
+			return ret;
+		ret = 0;
+	}
 	while (pages && !ret) {
 		unsigned int done, nr = 0, first = 0;
 		struct zb_stream *stm;
