@@ -628,22 +628,26 @@ static int write_reserve(struct zb_swapdev *z, struct zb_reserve **rvs,
  * A write of one page (a 4 KiB swap-out), made as zram makes it: a
  * same-filled page stored as its word, any other compressed inline on a
  * stream's context (what zbatch_submit() would do with a batch of one,
- * without building the batch) and stored. A page a device executor (IAA)
- * would compress, and a store that found no memory without direct
- * reclaim, are left to the general path (which reserves, then compresses
- * again): -EAGAIN, the slot as it was.
+ * without building the batch) and stored. A page the general path must
+ * take (IAA runs the codec, or handoff is "always": io_alone()) is left
+ * as it is: -EAGAIN, @stalled->len 0. A store that found no memory
+ * without direct reclaim: -EAGAIN, *@stalled what it needs, for
+ * zb_write() to reserve (then it compresses again, as after any stall).
+ * Either way the slot is as it was.
  *
  * Return: 0, -EAGAIN, or zb_store_page()'s error (-ENOSPC at mem_limit).
  */
-static int write_page(struct zb_swapdev *z, unsigned long index, const u8 *src)
+static int write_page(struct zb_swapdev *z, unsigned long index, const u8 *src,
+		      struct zb_put *stalled)
 {
 	struct zb_stream *stm;
 	struct zbatch_req *req;
 	unsigned long word;
 	struct zb_put pt;
 	struct zb_io *io;
-	int ret;
+	int ret, err;
 
+	stalled->len = 0;
 	if (zb_page_same_filled(src, &word)) {
 		zb_store_same(z, index, word);
 		return 0;
@@ -652,19 +656,25 @@ static int write_page(struct zb_swapdev *z, unsigned long index, const u8 *src)
 		return -EAGAIN;
 	stm = stream_get(z);
 	io = stm->io;
+	/*
+	 * req[0] alone, never chained: a batch on this context starts with
+	 * io_reset() or io_batch_init(), which forget what was chained before.
+	 */
 	req = &io->req[0];
 	zbatch_req_init(req, ZBATCH_OP_COMPRESS, src, PAGE_SIZE, io->out, PAGE_SIZE);
-	if (!zbatch_run_inline(&io->ctx, req, io->codec, io->level)) {
-		pt = page_put(z, index, src, req->produced, io->out);
-	} else {
-		/* as io_puts(): a compressor's error never fails a swap-out */
-		if (req->status != -ENOSPC)
-			zb_stat_add(z, ZBS_COMP_ERRORS, 1);
-		pt = (struct zb_put){ index, 1, PAGE_SIZE, src };
-	}
-	atomic64_inc(&z->batch_hist[WRITE][1]);
+	err = zbatch_run_inline(&io->ctx, req, io->codec, io->level);
+	/* as io_puts(): a compressor's error never fails a swap-out, the page goes raw */
+	pt = err ? (struct zb_put){ index, 1, PAGE_SIZE, src } :
+	     page_put(z, index, src, req->produced, io->out);
 	ret = zb_store_page(z, index, pt.data, pt.len, NULL);
 	io_put(stm);
+	if (ret == -EAGAIN) {
+		*stalled = pt;
+		return ret;
+	}
+	if (err && err != -ENOSPC)
+		zb_stat_add(z, ZBS_COMP_ERRORS, 1);
+	atomic64_inc(&z->batch_hist[WRITE][1]);
 	return ret;
 }
 
@@ -689,10 +699,18 @@ static int zb_write(struct zb_swapdev *z, unsigned long index, const u8 *src,
 
 	static_assert(ZB_WIN / PAGE_SIZE <= ZB_IO_REQS);	/* a put per page at most */
 	if (pages == 1) {
-		ret = write_page(z, index, src);
+		struct zb_put pt;
+
+		ret = write_page(z, index, src, &pt);
 		if (ret != -EAGAIN)
 			return ret;
 		ret = 0;
+		if (pt.len) {	/* a stall: the loop below starts from the reserve */
+			zb_stat_add(z, ZBS_WRITE_STALLS, 1);
+			stalled_at = index;
+			tries = 1;
+			ret = write_reserve(z, &rvs, &nr_rv, &pt, 1);
+		}
 	}
 	while (pages && !ret) {
 		unsigned int done, nr = 0, first = 0;

@@ -636,8 +636,10 @@ void Checker::one_op(Worker &w, uint64_t op)
 		do_read(w, op, e, "group-read", b);
 		return;
 	}
-	// without writeback, the same choices as before it was an op
-	std::array<unsigned, 7> weights = {35, 30, 10, 10, 15, c_.writeback.empty() ? 0u : 4u,
+	// without writeback, the same choices as before it was an op; no
+	// rewrite where its group read would pass --max-pages
+	std::array<unsigned, 7> weights = {35, 30, 10, 10, c_.max_pages < group_ ? 0u : 15u,
+					   c_.writeback.empty() ? 0u : 4u,
 					   c_.recompress.empty() ? 0u : 4u};
 	auto kind = static_cast<OpKind>(w.rng.pick(weights));
 	w.counts.ops[static_cast<size_t>(kind)]++;

@@ -485,8 +485,10 @@ TEST(SwapdevRecompress, TheSecondaryCodecTakesADecompressionWorkspacePerCpu)
 }
 
 // The thread takes pages by their age, not by idle marks: pages written
-// 5 s before a pass with recomp_interval 4 are recompressed, pages
-// written 3 s before it are not (until a later pass); and the idle marks
+// 9 s before a pass with recomp_interval 4 are recompressed, pages
+// written 2 s before it are not (until a later pass: ages are counted in
+// whole seconds of the slots' stamps, so a page 3.2 s old may count 4);
+// and the idle marks
 // stay the operator's: the old pages marked idle before the passes are
 // still marked after them (writeback idle takes exactly those), the
 // young ones were not marked by the thread.
@@ -502,7 +504,7 @@ TEST(SwapdevRecompress, TheThreadTakesPagesByAge)
 	ASSERT_EQ(sysfs_write(d.dir + "/idle", "all"), 0);	// the old pages
 	ASSERT_EQ(sysfs_write(d.dir + "/recomp_interval", "4"), 0);
 	ASSERT_EQ(sysfs_write(d.dir + "/recomp_budget", "100"), 0);	// a pass 4 s on
-	std::this_thread::sleep_for(std::chrono::seconds(1));
+	std::this_thread::sleep_for(std::chrono::seconds(2));
 	write_thp(d.path, std::vector<uint8_t>(data.begin() + (1 << 20), data.end()), 1 << 20);
 	uint64_t all = d.stored_pages();
 	ASSERT_GT(all, old_pages);
