@@ -110,6 +110,15 @@ class Swapdev(unittest.TestCase):
                       self.SAME.format(out=0.5, inn=0.75).replace("zram lz4 -", "zbatch lz4 16k"))
         self.assertEqual(br.swapdev_table([b]).count("| lz4 |"), 1)
 
+    def test_folio_sizes_named(self):
+        # 4k: no large folio; 2MB: the default THP, out whole, in 4 KiB a page
+        b = self.boot("".join(
+            (self.ZRAM.format(out=1.0) + self.ZB.format(out=0.8)).replace(" 64kB ", f" {m} ")
+            for m in ("4k", "2MB", "64kB")))
+        t = br.swapdev_table([b])
+        for label in ("| 4k pages |", "| 2 MiB THP (in: 4k) |", "| 64kB mTHP |"):
+            self.assertIn(label, t)
+
     def test_a_boot_without_the_configuration(self):
         # boot 1 has only zram's run: its cell is '-', not a crash
         b1 = self.boot(self.ZRAM.format(out=1.0))
