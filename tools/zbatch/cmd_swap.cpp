@@ -149,8 +149,9 @@ void add_swap(CLI::App &app, Action &action)
 	sub->add_option("--thp", o->thp, "Set transparent_hugepage/enabled for the run (restored)");
 	sub->add_option("--mthp", o->mthp,
 			"Enable one mTHP size for the run, e.g. 16kB, 64kB (hugepages-SIZE/enabled = "
-			"always, restored); with --thp always (Debian's default) 2 MiB-aligned "
-			"memory still gets 2 MiB folios: add --thp never for SIZE alone");
+			"always, restored); where transparent_hugepage/enabled is always (Debian's "
+			"default, or --thp always) 2 MiB-aligned memory still gets 2 MiB folios: "
+			"add --thp never for SIZE alone");
 	sub->add_flag("--pageout", o->pageout,
 		      "Swap each region out with MADV_PAGEOUT once written (swap-out time "
 		      "independent of memory pressure; large folios go out whole)");
