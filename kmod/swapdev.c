@@ -669,6 +669,7 @@ static int write_page(struct zb_swapdev *z, unsigned long index, const u8 *src,
 	ret = zb_store_page(z, index, pt.data, pt.len, NULL);
 	io_put(stm);
 	if (ret == -EAGAIN) {
+		/* what to reserve: pt.data is the stream's, gone with it */
 		*stalled = pt;
 		return ret;
 	}
