@@ -360,14 +360,26 @@ struct zb_put {
 	const void *data;
 };
 
-/* A page compressed to @len bytes at @dst: stored so, or raw from @src. */
+/*
+ * What to store for page @src, compressed (@err 0) to @len bytes at @dst:
+ * the compressed bytes, or the page raw when they are no smaller than a
+ * huge object (read free) or the compressor failed: a compressor's error
+ * never fails a swap-out. Counted apart (comp_error()): a store that
+ * stalls is compressed again.
+ */
 static struct zb_put page_put(struct zb_swapdev *z, unsigned long index, const u8 *src,
-			      unsigned int len, const void *dst)
+			      int err, unsigned int len, const void *dst)
 {
-	/* no smaller than a huge object: keep it raw, read it free */
-	if (len >= zs_huge_class_size(z->pool))
+	if (err || len >= zs_huge_class_size(z->pool))
 		return (struct zb_put){ index, 1, PAGE_SIZE, src };
 	return (struct zb_put){ index, 1, len, dst };
+}
+
+/* A compression's error other than not saving room (-ENOSPC), counted. */
+static void comp_error(struct zb_swapdev *z, int err)
+{
+	if (err && err != -ENOSPC)
+		zb_stat_add(z, ZBS_COMP_ERRORS, 1);
 }
 
 /*
@@ -391,8 +403,10 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 		struct zb_item *it = &io->item[i];
 		struct zbatch_req *req = &io->req[i];
 
-		if (!req->status && it->pages == 1) {
-			puts[n++] = page_put(z, it->index, it->src, req->produced, req->dst);
+		if (it->pages == 1) {
+			puts[n++] = page_put(z, it->index, it->src, req->status,
+					     req->produced, req->dst);
+			comp_error(z, req->status);
 			continue;
 		}
 		if (!req->status) {
@@ -401,9 +415,8 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 			continue;
 		}
 		/* a compressor's error never fails a swap-out: the pages raw */
-		if (req->status != -ENOSPC)
-			zb_stat_add(z, ZBS_COMP_ERRORS, 1);
-		else if (it->pages > 1)
+		comp_error(z, req->status);
+		if (req->status == -ENOSPC)
 			zb_stat_add(z, ZBS_UNIT_FALLBACKS, 1);
 		for (p = 0; p < it->pages; p++) {
 			const u8 *src = it->src + p * PAGE_SIZE;
@@ -439,10 +452,8 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 		struct zbatch_req *req = &io->req[i];
 		struct zb_put *pt = &puts[slot[i]];
 
-		if (!req->status)
-			*pt = page_put(z, pt->index, pt->data, req->produced, dst[i]);
-		else if (req->status != -ENOSPC)
-			zb_stat_add(z, ZBS_COMP_ERRORS, 1);
+		*pt = page_put(z, pt->index, pt->data, req->status, req->produced, dst[i]);
+		comp_error(z, req->status);
 	}
 	return n;
 }
@@ -663,9 +674,7 @@ static int write_page(struct zb_swapdev *z, unsigned long index, const u8 *src,
 	req = &io->req[0];
 	zbatch_req_init(req, ZBATCH_OP_COMPRESS, src, PAGE_SIZE, io->out, PAGE_SIZE);
 	err = zbatch_run_inline(&io->ctx, req, io->codec, io->level);
-	/* as io_puts(): a compressor's error never fails a swap-out, the page goes raw */
-	pt = err ? (struct zb_put){ index, 1, PAGE_SIZE, src } :
-	     page_put(z, index, src, req->produced, io->out);
+	pt = page_put(z, index, src, err, req->produced, io->out);
 	ret = zb_store_page(z, index, pt.data, pt.len, NULL);
 	io_put(stm);
 	if (ret == -EAGAIN) {
@@ -673,8 +682,7 @@ static int write_page(struct zb_swapdev *z, unsigned long index, const u8 *src,
 		*stalled = pt;
 		return ret;
 	}
-	if (err && err != -ENOSPC)
-		zb_stat_add(z, ZBS_COMP_ERRORS, 1);
+	comp_error(z, err);
 	atomic64_inc(&z->batch_hist[WRITE][1]);
 	return ret;
 }
@@ -839,6 +847,30 @@ static int read_direct(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 }
 
 /*
+ * A page its slot keeps whole, into @dst: zeros (never written), its
+ * fill word, or its raw copy. Return: false, nothing done, when the slot
+ * holds something to decompress or read back. Under the slot's lock,
+ * @v its view.
+ */
+static bool read_kept(struct zb_swapdev *z, unsigned long index, const struct zb_view *v,
+		      u8 *dst)
+{
+	switch (v->kind) {
+	case ZB_VIEW_EMPTY:
+		memset(dst, 0, PAGE_SIZE);
+		return true;
+	case ZB_VIEW_SAME:
+		memset64((u64 *)dst, v->word, PAGE_SIZE / sizeof(u64));
+		return true;
+	case ZB_VIEW_RAW:
+		zb_slot_copy(z, index, dst);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
  * A read of one page (a 4 KiB page's swap-in), made as zram makes it:
  * the page's slot locked, a compressed page decompressed straight from
  * zsmalloc on a stream's context, and nothing else: no batch to set up
@@ -861,27 +893,9 @@ static int read_page(struct zb_swapdev *z, unsigned long index, u8 *dst)
 	stm = stream_get(z);
 	zb_slot_lock(z, index);
 	zb_slot_view(z, index, &v);
-	switch (v.kind) {
-	case ZB_VIEW_EMPTY:
-		memset(dst, 0, PAGE_SIZE);	/* never written: zeros */
-		break;
-	case ZB_VIEW_SAME:
-		memset64((u64 *)dst, v.word, PAGE_SIZE / sizeof(u64));
-		break;
-	case ZB_VIEW_RAW:
-		zb_slot_copy(z, index, dst);
-		break;
-	case ZB_VIEW_PAGE:
-		if (v.secondary) {
-			ret = -EAGAIN;
-			break;
-		}
-		ret = read_direct(z, stm->io, index, NULL, v.len, dst);
-		break;
-	default:
-		ret = -EAGAIN;
-		break;
-	}
+	if (!read_kept(z, index, &v, dst))
+		ret = v.kind == ZB_VIEW_PAGE && !v.secondary ?
+		      read_direct(z, stm->io, index, NULL, v.len, dst) : -EAGAIN;
 	if (ret != -EAGAIN)
 		zb_slot_accessed(z, index, zb_slot_now());
 	zb_slot_unlock(z, index);
@@ -988,6 +1002,8 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 		if (!bg)
 			zb_slot_accessed(z, index + i, now);
 		zb_slot_view(z, index + i, &v);
+		if (read_kept(z, index + i, &v, dst[i]))
+			continue;
 		switch (v.kind) {
 		case ZB_VIEW_WB:
 			/*
@@ -1001,15 +1017,6 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 				break;
 			}
 			zb_bd_read_add(z, &io->bd, v.word, dst[i]);
-			break;
-		case ZB_VIEW_EMPTY:
-			memset(dst[i], 0, PAGE_SIZE);	/* never written: zeros */
-			break;
-		case ZB_VIEW_SAME:
-			memset64((u64 *)dst[i], v.word, PAGE_SIZE / sizeof(u64));
-			break;
-		case ZB_VIEW_RAW:
-			zb_slot_copy(z, index + i, dst[i]);
 			break;
 		case ZB_VIEW_PAGE:
 			if (direct) {
@@ -1032,6 +1039,8 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 			break;
 		case ZB_VIEW_UNIT:
 			break;		/* below, once */
+		default:
+			break;		/* read_kept()'s */
 		}
 	}
 	if (u && direct) {
