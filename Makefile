@@ -10,7 +10,7 @@ BUILD  ?= build
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 JOBS   ?= $(shell nproc)
 
-.PHONY: all setup kmod tools canary bench-kmod check check-unit check-vm demo bench \
+.PHONY: all setup kmod tools canary bench-kmod zram-recomp check check-unit check-vm demo bench \
 	checkpatch clean help install deb fuzz check-debug check-full
 
 all: kmod tools
@@ -58,6 +58,12 @@ bench-kmod: kmod
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/bench/batch \
 		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules
 
+# zram built with recompression from Debian's own source, for the
+# benchmark's recompression runs and their smoke test (scripts/zram-recomp;
+# never installed)
+zram-recomp:
+	@KDIR=$(KDIR) BUILD=$(abspath $(BUILD)) scripts/zram-recomp
+
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE)
 
@@ -65,17 +71,17 @@ tools: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 check: setup
-	@$(MAKE) --no-print-directory -j$(JOBS) all canary bench-kmod
+	@$(MAKE) --no-print-directory -j$(JOBS) all canary bench-kmod zram-recomp
 	@scripts/check
 
 check-full: setup
-	@$(MAKE) --no-print-directory -j$(JOBS) all canary bench-kmod
+	@$(MAKE) --no-print-directory -j$(JOBS) all canary bench-kmod zram-recomp
 	@ZBATCH_FULL=1 scripts/check
 
 check-unit: tools
 	@scripts/check --unit-only
 
-check-vm: kmod tools canary bench-kmod
+check-vm: kmod tools canary bench-kmod zram-recomp
 	@scripts/check --vm-only
 
 demo: setup
@@ -89,7 +95,7 @@ demo: setup
 
 # canary builds the IAA test double the batch part's IAA rows run on
 bench: setup
-	@$(MAKE) --no-print-directory all canary bench-kmod
+	@$(MAKE) --no-print-directory all canary bench-kmod zram-recomp
 	@scripts/bench
 
 checkpatch:

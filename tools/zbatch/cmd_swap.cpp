@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // zbatch swap: the usemem-style swap workload with verification.
 #include <chrono>
+#include <ctime>
 
 #include <fmt/core.h>
 
@@ -40,16 +41,26 @@ Result<int> run_swap(Context &ctx, const SwapOptions &o)
 	cfg.timeout_s = o.timeout;
 	cfg.sysroot = ctx.tree.root().string();
 	std::vector<std::pair<std::string, std::string>> snaps;
-	double writeback_s = 0, recompress_s = 0;
+	double writeback_s = 0, recompress_s = 0, recompress_cpu_s = 0;
+	// this thread's CPU time, kernel time included: a write to zram's
+	// recompress does all of its work in the writer
+	auto thread_cpu_s = [] {
+		timespec ts{};
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+		return ts.tv_sec + ts.tv_nsec / 1e9;
+	};
 	if (!o.snapshots.empty() || !o.writeback.empty() || !o.recompress.empty())
-		cfg.between = [&snaps, &o, &ctx, &writeback_s, &recompress_s]() -> Result<void> {
+		cfg.between = [&snaps, &o, &ctx, &writeback_s, &recompress_s, &recompress_cpu_s,
+			       &thread_cpu_s]() -> Result<void> {
 			const SysfsTree &t = ctx.tree;
 			if (!o.recompress.empty()) {
 				auto t0 = std::chrono::steady_clock::now();
+				double c0 = thread_cpu_s();
 				if (auto w = t.write(o.recompress + "/recompress", "\n"); !w)
 					return fail(w.error().code,
 						    fmt::format("--recompress: {}/recompress: {}",
 								o.recompress, w.error().message));
+				recompress_cpu_s = thread_cpu_s() - c0;
 				recompress_s = std::chrono::duration<double>(
 						       std::chrono::steady_clock::now() - t0).count();
 			}
@@ -90,7 +101,8 @@ Result<int> run_swap(Context &ctx, const SwapOptions &o)
 			  {"bad_bytes", r->bad_bytes}, {"zswap_stored_pages", r->zswap_stored_pages},
 			  {"zswap_pool_bytes", r->zswap_pool_bytes}, {"pageout_s", r->pageout_s},
 			  {"readback_s", r->readback_s}, {"touch_s", r->touch_s},
-			  {"writeback_s", writeback_s}, {"recompress_s", recompress_s}};
+			  {"writeback_s", writeback_s}, {"recompress_s", recompress_s},
+			  {"recompress_cpu_s", recompress_cpu_s}};
 		for (const auto &[k, v] : r->vmstat_delta)
 			j["vmstat_" + k] = v;
 		for (const auto &[k, v] : r->memstat_delta)
@@ -112,7 +124,8 @@ Result<int> run_swap(Context &ctx, const SwapOptions &o)
 			con.print("touch one page in {}: {:.3f} s (slowest process)\n",
 				   cfg.touch_every, r->touch_s);
 		if (!o.recompress.empty())
-			con.print("recompressed before the read-back: {:.3f} s\n", recompress_s);
+			con.print("recompressed before the read-back: {:.3f} s ({:.3f} s CPU of the "
+				   "writer)\n", recompress_s, recompress_cpu_s);
 		if (!o.writeback.empty())
 			con.print("written back to the disk before the read-back: {:.3f} s\n",
 				   writeback_s);
@@ -171,10 +184,13 @@ void add_swap(CLI::App &app, Action &action)
 			"written and paged out, mark it idle and write it back to the device's "
 			"backing disk, so that the read-back reads it from there (timed)");
 	sub->add_option("--recompress", o->recompress,
-			"A zbatch swap device's directory (/sys/block/zbatchswapN/zbatch) with a "
-			"secondary codec: once everything is written and paged out, recompress "
-			"every page with it (before --writeback and --snapshot; timed), so that "
-			"the read-back decompresses what recompression stored");
+			"A swap device's directory with a secondary codec and a recompress file "
+			"(/sys/block/zbatchswapN/zbatch; /sys/block/zram0 where zram has "
+			"CONFIG_ZRAM_MULTI_COMP): once everything is written and paged out, "
+			"recompress every page with it (before --writeback and --snapshot; timed, "
+			"with the CPU time of the writing thread, all of zram's work: "
+			"recompress_cpu_s), so that the read-back decompresses what recompression "
+			"stored");
 	sub->add_option("--timeout", o->timeout, "Seconds before the processes are killed (default 600)");
 	sub->footer("Exit 1 when any byte reads back wrong. Reports usemem-style KB/s per\n"
 		    "process, elapsed/sys/user time, and the deltas of /proc/vmstat zswpout,\n"
