@@ -364,8 +364,7 @@ struct zb_put {
  * What to store for page @src, compressed (@err 0) to @len bytes at @dst:
  * the compressed bytes, or the page raw when they are no smaller than a
  * huge object (read free) or the compressor failed: a compressor's error
- * never fails a swap-out. Counted apart (comp_error()): a store that
- * stalls is compressed again.
+ * never fails a swap-out. The caller counts the error (comp_error()).
  */
 static struct zb_put page_put(struct zb_swapdev *z, unsigned long index, const u8 *src,
 			      int err, unsigned int len, const void *dst)
@@ -1039,7 +1038,9 @@ static int read_region(struct zb_swapdev *z, struct zb_io *io, unsigned long ind
 			break;
 		case ZB_VIEW_UNIT:
 			break;		/* below, once */
-		default:
+		case ZB_VIEW_EMPTY:
+		case ZB_VIEW_SAME:
+		case ZB_VIEW_RAW:
 			break;		/* read_kept()'s */
 		}
 	}

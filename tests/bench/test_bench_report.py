@@ -186,6 +186,11 @@ class Swapdev(unittest.TestCase):
                       "1.50 [1.50-1.50] | 0.60 [0.60-0.60] | - |", t)
         # zram's recompression run is not a device row
         self.assertNotIn("recomp", br.swapdev_table([b]))
+        # a boot without zram's run beside one with it: measured figures
+        # only (that boot's zram cells empty), never mixed with estimates
+        t = br.recomp_table([b, os.path.join(RUN, "swapdev-runs-1.txt")])
+        self.assertIn("| lz4 -> zstd | 4k | every page, `recompress` | measured | "
+                      "**28.47** (28.47, 28.47) | **16.55** (16.55, -) |", t)
 
     def test_wrong_field_count_names_the_line(self):
         p = self.boot("zram lz4 - 64kB real 1 whole 1 1.0\n")
