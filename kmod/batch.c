@@ -18,6 +18,7 @@
 #include <linux/export.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/stat.h>
 #include <linux/zbatch.h>
 #include <linux/zbatch_exec.h>
 
@@ -1051,9 +1052,14 @@ int zbatch_wait(struct zbatch_batch *batch)
 			u64 limit = min_t(u64, batch->desc_ns + zbatch_cost_handoff_ns(),
 					  WAIT_SPIN_NS);
 
+			/*
+			 * single_task_running(): an engine woken on this
+			 * CPU (SCHED_IDLE, it does not preempt us) may hold
+			 * what we wait for; sleeping gives it the CPU.
+			 */
 			spun = true;
 			while (!batch_done(batch) && !need_resched() &&
-			       zbatch_ns_since(t0) < limit)
+			       single_task_running() && zbatch_ns_since(t0) < limit)
 				cpu_relax();
 			continue;
 		}

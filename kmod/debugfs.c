@@ -330,6 +330,8 @@ void zbatch_debugfs_create(void)
 	debugfs_create_u32("fault_swap_alloc", 0600, root, &zb_fault_fast_alloc);
 	/* fault injection: 1 in N decompressions with a secondary codec fail */
 	debugfs_create_u32("fault_swap_secondary", 0600, root, &zb_fault_secondary);
+	/* fault injection: 1 in N of the swap devices' compressions fails */
+	debugfs_create_u32("fault_swap_comp", 0600, root, &zb_fault_comp);
 	/* fault injection: reads of written-back pages wait N ms before their I/O */
 	debugfs_create_u32("fault_bd_read_delay_ms", 0600, root, &zb_fault_bd_read_delay_ms);
 	/* fault injection: the last late IAA completion lingers in zbatch */

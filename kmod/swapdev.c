@@ -374,6 +374,24 @@ static struct zb_put page_put(struct zb_swapdev *z, unsigned long index, const u
 	return (struct zb_put){ index, 1, len, dst };
 }
 
+/*
+ * debugfs fault_swap_comp: 1 compression in N by the swap devices fails
+ * (0: none) with -EIO, as a compressor's error would: what page_put()
+ * and io_puts() do with one is reached by no codec on valid pages.
+ */
+unsigned int zb_fault_comp;
+static atomic_t comp_seq;
+
+/* @err, or the injected error of fault_swap_comp where none happened. */
+int zb_comp_fault(int err)
+{
+	unsigned int every = READ_ONCE(zb_fault_comp);
+
+	if (!err && every && !((unsigned int)atomic_inc_return(&comp_seq) % every))
+		return -EIO;
+	return err;
+}
+
 /* A compression's error other than not saving room (-ENOSPC), counted. */
 static void comp_error(struct zb_swapdev *z, int err)
 {
@@ -402,6 +420,7 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 		struct zb_item *it = &io->item[i];
 		struct zbatch_req *req = &io->req[i];
 
+		req->status = zb_comp_fault(req->status);
 		if (it->pages == 1) {
 			puts[n++] = page_put(z, it->index, it->src, req->status,
 					     req->produced, req->dst);
@@ -451,6 +470,7 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 		struct zbatch_req *req = &io->req[i];
 		struct zb_put *pt = &puts[slot[i]];
 
+		req->status = zb_comp_fault(req->status);
 		*pt = page_put(z, pt->index, pt->data, req->status, req->produced, dst[i]);
 		comp_error(z, req->status);
 	}
@@ -672,7 +692,7 @@ static int write_page(struct zb_swapdev *z, unsigned long index, const u8 *src,
 	 */
 	req = &io->req[0];
 	zbatch_req_init(req, ZBATCH_OP_COMPRESS, src, PAGE_SIZE, io->out, PAGE_SIZE);
-	err = zbatch_run_inline(&io->ctx, req, io->codec, io->level);
+	err = zb_comp_fault(zbatch_run_inline(&io->ctx, req, io->codec, io->level));
 	pt = page_put(z, index, src, err, req->produced, io->out);
 	ret = zb_store_page(z, index, pt.data, pt.len, NULL);
 	io_put(stm);

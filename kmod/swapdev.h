@@ -409,10 +409,12 @@ struct zb_io *zb_io_alloc_own(struct zb_swapdev *z);
 void zb_io_free_own(struct zb_io *io);
 struct zbatch_ctx *zb_io_ctx(struct zb_io *io);
 
-/* debugfs fault_swap_alloc, fault_bd_read_delay_ms */
+/* debugfs fault_swap_alloc, fault_bd_read_delay_ms, fault_swap_secondary, fault_swap_comp */
 extern unsigned int zb_fault_fast_alloc;
 extern unsigned int zb_fault_bd_read_delay_ms;
 extern unsigned int zb_fault_secondary;
+extern unsigned int zb_fault_comp;
+int zb_comp_fault(int err);
 bool zb_page_same_filled(const void *p, unsigned long *word);
 bool zb_over_limit(struct zb_swapdev *z);
 

@@ -263,6 +263,7 @@ static int rc_commit(struct zb_swapdev *z, struct zb_rc *rc, const struct zb_rc_
 		unsigned int len = req->produced;
 		int err;
 
+		req->status = zb_comp_fault(req->status);
 		zb_stat_add(z, ZBS_RECOMP_TRIED, ob->pages);
 		if (req->status == -ENOSPC ||
 		    (!req->status && rc_cost(z->pool, len) >= rc_cost(z->pool, ob->len))) {
@@ -270,8 +271,13 @@ static int rc_commit(struct zb_swapdev *z, struct zb_rc *rc, const struct zb_rc_
 			zb_stat_add(z, ZBS_RECOMP_INCOMP, ob->pages);
 			continue;
 		}
-		if (req->status || (a->threshold && len / ob->pages >= a->threshold))
-			continue;	/* failed (counted by the core), or not small enough */
+		if (req->status) {
+			/* failed: the object stays as it is */
+			zb_stat_add(z, ZBS_COMP_ERRORS, 1);
+			continue;
+		}
+		if (a->threshold && len / ob->pages >= a->threshold)
+			continue;	/* not small enough */
 		err = zb_store_recompressed(z, ob->index, ob->pages,
 					    rc->out + ob->first * PAGE_SIZE, len, rc->keep_idle);
 		if (err == -ENOMEM)

@@ -324,6 +324,38 @@ TEST(ModelFaults, StoresThroughTheSlowAllocationPathKeepEveryWrite)
 	sysfs_write(kDbg + "/fault_swap_alloc", "0");
 }
 
+// Compressions that fail (debugfs fault_swap_comp: 1 in 3 fails with
+// EIO, as a compressor's error would; no codec fails on valid pages):
+// the pages are stored raw and counted (comp_errors), never a write's
+// error. Every read is still what the model says: pages (4k units, one
+// page per I/O: write_page()), and units whose pages then go raw
+// (io_puts()).
+TEST(ModelFaults, CompressorErrorsStoreThePagesRaw)
+{
+	auto cs = codecs();
+	ThpMadvise thp;
+	struct Restore {
+		~Restore() { sysfs_write(kDbg + "/fault_swap_comp", "0"); }
+	} restore;
+	ASSERT_EQ(sysfs_write(kDbg + "/fault_swap_comp", "3"), 0);
+	for (const char *unit : {"4k", "16k", "64k"}) {
+		SCOPED_TRACE(unit);
+		auto t = Target::zbatch(unit, cs[0], "8M");
+		bool one = std::string(unit) == "4k";
+		check("blockdev --device " + t.path + " --pages 2048 --threads 2 --unit-pages " +
+		      unit_pages(unit) + (one ? " --max-pages 1" : "") + ops(300));
+		std::istringstream u(sysfs_read("/sys/block/zbatchswap" + std::to_string(t.id) +
+						"/zbatch/unit_stat"));
+		std::map<std::string, uint64_t> us;
+		uint64_t x;
+		for (std::string k; u >> k >> x;)
+			us[k] = x;
+		ASSERT_TRUE(us.count("comp_errors")) << "unit_stat has no comp_errors";
+		EXPECT_GT(us["comp_errors"], 0u) << "no compression failed";
+		std::cout << unit << ": " << us["comp_errors"] << " compressions failed\n";
+	}
+}
+
 namespace {
 
 // bd_stat, as zram's: bd_count bd_reads bd_writes (pages).

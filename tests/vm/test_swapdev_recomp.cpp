@@ -391,6 +391,45 @@ TEST(SwapdevRecompress, FailuresLoseNothingAndLeakNothing)
 	}
 }
 
+// Recompressions that fail (fault_swap_comp: 1 in 2 fails with EIO, as
+// a compressor's error would) leave their objects as they were, counted
+// in comp_errors, the run going on: every page tried, fewer stored
+// recompressed, mm_stat and recomp_stat agreeing, every page reading back.
+TEST(SwapdevRecompress, CompressorErrorsLeaveObjectsAsTheyWere)
+{
+	struct Restore {
+		~Restore() { sysfs_write(kDbg + "/fault_swap_comp", "0"); }
+	} restore;
+	auto data = zbatch::generate(zbatch::Pattern::Real, 4 << 20, 17);
+	for (const char *unit : {"4k", "16k"}) {
+		SCOPED_TRACE(unit);
+		RcDev d(unit, "lz4", "zstd");
+		write_thp(d.path, data);
+		uint64_t before = d.compr_bytes(), stored = d.stored_pages();
+		uint64_t errors = d.unit_stat("comp_errors");
+		ASSERT_EQ(sysfs_write(kDbg + "/fault_swap_comp", "2"), 0);
+		EXPECT_EQ(sysfs_write(d.dir + "/recompress", "\n"), 0)
+			<< "a compressor's error ended the run";
+		ASSERT_EQ(sysfs_write(kDbg + "/fault_swap_comp", "0"), 0);
+		auto rs = d.rs();
+		uint64_t failed = d.unit_stat("comp_errors") - errors;
+		std::cout << unit << ": " << stored << " pages, " << rs.at(2) << " recompressed, "
+			  << failed << " compressions failed\n";
+		EXPECT_GT(failed, 0u) << "no recompression failed";
+		EXPECT_EQ(rs.at(1), stored) << "every page tried once";
+		EXPECT_LT(rs.at(2) + rs.at(3), stored) << "failed objects counted as done";
+		EXPECT_GT(rs.at(2), 0u) << "nothing recompressed";
+		EXPECT_EQ(before - d.compr_bytes(), rs.at(4)) << "mm_stat and recomp_stat disagree";
+		EXPECT_EQ(rs.at(0), rs.at(2));
+		EXPECT_TRUE(reads_back(d.path, data));
+		// the objects left are taken by the next run
+		ASSERT_EQ(sysfs_write(d.dir + "/recompress", "\n"), 0);
+		rs = d.rs();
+		EXPECT_EQ(rs.at(2) + rs.at(3), stored) << "the next run left failed objects";
+		EXPECT_TRUE(reads_back(d.path, data));
+	}
+}
+
 // The background thread at budget 100 (no pacing sleeps) in a pass of
 // several seconds does not hold up a suspend: the freezer takes it
 // between batches (pm_test "freezer", 1 s timeout), the pass goes on
