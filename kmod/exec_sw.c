@@ -32,6 +32,7 @@
 #include <linux/topology.h>
 #include <linux/zbatch.h>
 #include <linux/zbatch_exec.h>
+#include <trace/events/power.h>
 #include <uapi/linux/sched/types.h>
 
 #include "clock.h"
@@ -165,6 +166,67 @@ unsigned int zbatch_sw_drain(struct zbatch_ctx *ctx, struct zbatch_job *job,
 }
 
 /*
+ * Which CPUs idle now. An engine runs at SCHED_IDLE: on a CPU where any
+ * other task runs it only waits, and holds what it took meanwhile, so a
+ * slice is worth posting only where a CPU has nothing else to do. The
+ * power subsystem's cpu_idle tracepoint fires as a CPU enters its idle
+ * state and as it leaves it (the idle loop's default and polling idle,
+ * every cpuidle driver); its probe keeps a flag per CPU, written by that
+ * CPU alone. Without the probe (registration failed: logged) every CPU
+ * counts as idle, and the WQ's back-off (wq.c) finds the busy ones.
+ */
+static DEFINE_PER_CPU(bool, zb_cpu_in_idle);
+static bool idle_tracked;
+
+static void cpu_idle_probe(void *data, unsigned int state, unsigned int cpu)
+{
+	WRITE_ONCE(per_cpu(zb_cpu_in_idle, cpu), state != (unsigned int)PWR_EVENT_EXIT);
+}
+
+/**
+ * zbatch_sw_cpu_idle() - whether @cpu is in its idle state now
+ * @cpu: an online CPU
+ *
+ * A hint, stale as soon as read: a CPU between two idle periods (an
+ * interrupt, a tick) reads busy for a moment.
+ *
+ * Return: true if it idles, or if idleness is not tracked.
+ */
+bool zbatch_sw_cpu_idle(int cpu)
+{
+	return !READ_ONCE(idle_tracked) || READ_ONCE(per_cpu(zb_cpu_in_idle, cpu));
+}
+
+/* Whether zbatch_sw_cpu_idle() knows (debugfs costs "idle_cpus"). */
+bool zbatch_sw_idle_tracked(void)
+{
+	return READ_ONCE(idle_tracked);
+}
+
+/* Track idle CPUs (zbatch_sw_cpu_idle()); not fatal when it fails. */
+void zbatch_sw_idle_start(void)
+{
+	int ret = register_trace_cpu_idle(cpu_idle_probe, NULL);
+
+	if (ret) {
+		pr_warn("cannot follow idle CPUs (cpu_idle tracepoint: %d): engines on busy CPUs are offered slices\n",
+			ret);
+		return;
+	}
+	WRITE_ONCE(idle_tracked, true);
+}
+
+void zbatch_sw_idle_stop(void)
+{
+	if (!idle_tracked)
+		return;
+	WRITE_ONCE(idle_tracked, false);
+	unregister_trace_cpu_idle(cpu_idle_probe, NULL);
+	/* no probe runs in this module's text past here */
+	tracepoint_synchronize_unregister();
+}
+
+/*
  * Wake one idle engine of @dev for a slice posted from @cpu: one on
  * another CPU (one on @cpu would only take that CPU from the submitter).
  * Returns whether an engine is coming: woken, or awake on another CPU
@@ -175,6 +237,17 @@ static bool sw_wake_other(struct zbatch_dev *dev, int cpu)
 	bool awake = false;
 	unsigned int i;
 
+	/* first one whose CPU idles: elsewhere it waits for that CPU */
+	for (i = 0; i < dev->nr_engines; i++) {
+		struct zbatch_engine *e = &dev->engines[i];
+		int ecpu = READ_ONCE(e->cpu);
+
+		if (ecpu != cpu && READ_ONCE(e->idle) && zbatch_sw_cpu_idle(ecpu) &&
+		    xchg(&e->idle, false)) {
+			wake_up_process(e->task);
+			return true;
+		}
+	}
 	for (i = 0; i < dev->nr_engines; i++) {
 		struct zbatch_engine *e = &dev->engines[i];
 

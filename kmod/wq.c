@@ -142,18 +142,25 @@ unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu,
 			       unsigned int *polling)
 {
 	const struct zbatch_dev *dev = wq->dev;
+	bool automatic = READ_ONCE(zbatch_handoff) == ZBATCH_HANDOFF_AUTO;
 	unsigned int i, n = 0, p = 0;
 
 	for (i = 0; i < dev->nr_engines; i++) {
-		if (READ_ONCE(dev->engines[i].cpu) == cpu)
+		int ecpu = READ_ONCE(dev->engines[i].cpu);
+		bool polls = READ_ONCE(dev->engines[i].polling);
+
+		if (ecpu == cpu)
+			continue;
+		p += polls;
+		/* auto: an engine helps where its CPU idles, or it polls */
+		if (automatic && !polls && !zbatch_sw_cpu_idle(ecpu))
 			continue;
 		n++;
-		p += READ_ONCE(dev->engines[i].polling);
 	}
 	if (polling)
 		*polling = p;
 	/* backing off: only engines that poll now (their CPU is idle) */
-	if (READ_ONCE(zbatch_handoff) == ZBATCH_HANDOFF_AUTO && helpers_backing_off(to_sw_wq(wq)))
+	if (automatic && helpers_backing_off(to_sw_wq(wq)))
 		n = p;
 	return min_t(unsigned int, n, ZBATCH_MAX_SLICES - 1);
 }
@@ -535,6 +542,8 @@ int zbatch_wq_create(struct kobject *parent)
 	ret = zbatch_sw_hotplug_start();
 	if (ret)
 		goto err_destroy;
+	/* and slices go where a CPU idles */
+	zbatch_sw_idle_start();
 	return 0;
 
 err_destroy:
@@ -553,6 +562,7 @@ void zbatch_wq_destroy(void)
 {
 	unsigned int i;
 
+	zbatch_sw_idle_stop();
 	zbatch_sw_hotplug_stop();
 	for (i = 0; i < zbatch_nr_devs; i++)
 		dev_destroy(zbatch_devs[i]);

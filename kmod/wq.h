@@ -118,8 +118,10 @@ void zbatch_wq_destroy(void);
 /* WQ for a job of @op submitted from this CPU; NULL: run in software. */
 struct zbatch_wq *zbatch_wq_pick(enum zbatch_op op);
 /*
- * Engines of @wq's device that may help a submitter on @cpu; *@polling
- * (may be NULL) gets how many of them poll for work right now.
+ * Engines of @wq's device that may help a submitter on @cpu (handoff
+ * auto: those whose CPU idles or that poll, zbatch_sw_cpu_idle(), fewer
+ * while the WQ backs off); *@polling (may be NULL) gets how many of them
+ * poll for work right now.
  */
 unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu,
 			       unsigned int *polling);
