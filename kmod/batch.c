@@ -202,7 +202,8 @@ unsigned int zbatch_codec_batch_size(unsigned int codec, enum zbatch_op op)
 		codec = READ_ONCE(zbatch_cfg.codec);
 	if (dev && dev->serves(codec))
 		return dev->batch;
-	avail = wq ? zbatch_wq_helpers(wq, raw_smp_processor_id(), NULL) : 0;
+	/* what the device can give, not what is idle this moment */
+	avail = wq ? zbatch_wq_helpers(wq, raw_smp_processor_id(), false, NULL) : 0;
 	return zbatch_plan_batch_size(zbatch_cost_work(codec, op, PAGE_SIZE),
 				      zbatch_cost_handoff_ns(), avail,
 				      ZBATCH_MAX_BATCH);
@@ -361,7 +362,7 @@ bool zbatch_would_offload(unsigned int codec, enum zbatch_op op,
 	wq = zbatch_wq_pick(op);
 	if (!wq)
 		return false;
-	avail = zbatch_wq_helpers(wq, raw_smp_processor_id(), &polling);
+	avail = zbatch_wq_helpers(wq, raw_smp_processor_id(), true, &polling);
 	return zbatch_cost_helpers(zbatch_cost_work(codec, op, bytes), serial_ns, nr,
 				   avail, polling, NULL);
 }
@@ -895,7 +896,7 @@ static int submit(struct zbatch_batch *batch, struct zbatch_wq *on)
 
 		wq = zbatch_wq_pick(desc_req(job->desc[0])->op);
 		if (wq) {
-			avail = zbatch_wq_helpers(wq, job->cpu, &polling);
+			avail = zbatch_wq_helpers(wq, job->cpu, true, &polling);
 			k = zbatch_cost_helpers(work, 0, nr, avail, polling, &probe);
 		}
 	}

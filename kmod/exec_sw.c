@@ -178,9 +178,18 @@ unsigned int zbatch_sw_drain(struct zbatch_ctx *ctx, struct zbatch_job *job,
 static DEFINE_PER_CPU(bool, zb_cpu_in_idle);
 static bool idle_tracked;
 
+/*
+ * Runs on the CPU itself (@cpu), on every idle entry and exit while the
+ * module is loaded: one store, and none when nothing changed (other CPUs
+ * read the line).
+ */
 static void cpu_idle_probe(void *data, unsigned int state, unsigned int cpu)
 {
-	WRITE_ONCE(per_cpu(zb_cpu_in_idle, cpu), state != (unsigned int)PWR_EVENT_EXIT);
+	bool *flag = this_cpu_ptr(&zb_cpu_in_idle);
+	bool idle = state != (unsigned int)PWR_EVENT_EXIT;
+
+	if (*flag != idle)
+		WRITE_ONCE(*flag, idle);
 }
 
 /**
@@ -214,6 +223,8 @@ void zbatch_sw_idle_start(void)
 		return;
 	}
 	WRITE_ONCE(idle_tracked, true);
+	/* CPUs asleep now set their flag as they go back to sleep */
+	wake_up_all_idle_cpus();
 }
 
 void zbatch_sw_idle_stop(void)
@@ -228,7 +239,8 @@ void zbatch_sw_idle_stop(void)
 
 /*
  * Wake one idle engine of @dev for a slice posted from @cpu: one on
- * another CPU (one on @cpu would only take that CPU from the submitter).
+ * another CPU (one on @cpu would only take that CPU from the submitter),
+ * one whose CPU idles first.
  * Returns whether an engine is coming: woken, or awake on another CPU
  * (it finds the slice when it is done).
  */
@@ -522,6 +534,12 @@ static bool engine_spin(struct zbatch_engine *e)
 		e->spin_skip--;
 		return false;
 	}
+	/*
+	 * Not preemptible while it says it polls: a preempted engine would
+	 * stay "polling" (a helper, wq.c) on a CPU that is no longer idle.
+	 * Bounded by the limit, and need_resched() ends it.
+	 */
+	preempt_disable();
 	t0 = zbatch_clock();
 	WRITE_ONCE(e->polling, true);
 	do {
@@ -529,6 +547,7 @@ static bool engine_spin(struct zbatch_engine *e)
 			if (READ_ONCE(to_sw_wq(e->dev->wqs[i])->count) &&
 			    find_slice(e, false)) {
 				WRITE_ONCE(e->polling, false);
+				preempt_enable();
 				e->spin_miss = 0;
 				return true;
 			}
@@ -541,6 +560,7 @@ static bool engine_spin(struct zbatch_engine *e)
 	} while (!need_resched() && single_task_running() &&
 		 !kthread_should_stop() && zbatch_ns_since(t0) < limit);
 	WRITE_ONCE(e->polling, false);
+	preempt_enable();
 	e->spin_miss = min(e->spin_miss + 1, SPIN_MISS_MAX);
 	e->spin_skip = (1U << e->spin_miss) - 1;
 	return false;

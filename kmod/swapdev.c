@@ -382,14 +382,20 @@ static struct zb_put page_put(struct zb_swapdev *z, unsigned long index, const u
 unsigned int zb_fault_comp;
 static atomic_t comp_seq;
 
-/* @err, or the injected error of fault_swap_comp where none happened. */
-int zb_comp_fault(int err)
+/*
+ * Fail @req, a compression that succeeded, when fault_swap_comp says so:
+ * -EIO, nothing produced, its output overwritten (what a failing
+ * compressor may leave), so that storing it anyway would lose the page.
+ */
+void zb_comp_fault(struct zbatch_req *req)
 {
 	unsigned int every = READ_ONCE(zb_fault_comp);
 
-	if (!err && every && !((unsigned int)atomic_inc_return(&comp_seq) % every))
-		return -EIO;
-	return err;
+	if (req->status || !every || ((unsigned int)atomic_inc_return(&comp_seq) % every))
+		return;
+	memset(req->dst, 0xa5, req->dlen);
+	req->status = -EIO;
+	req->produced = 0;
 }
 
 /* A compression's error other than not saving room (-ENOSPC), counted. */
@@ -420,7 +426,7 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 		struct zb_item *it = &io->item[i];
 		struct zbatch_req *req = &io->req[i];
 
-		req->status = zb_comp_fault(req->status);
+		zb_comp_fault(req);
 		if (it->pages == 1) {
 			puts[n++] = page_put(z, it->index, it->src, req->status,
 					     req->produced, req->dst);
@@ -470,7 +476,7 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 		struct zbatch_req *req = &io->req[i];
 		struct zb_put *pt = &puts[slot[i]];
 
-		req->status = zb_comp_fault(req->status);
+		zb_comp_fault(req);
 		*pt = page_put(z, pt->index, pt->data, req->status, req->produced, dst[i]);
 		comp_error(z, req->status);
 	}
@@ -692,7 +698,9 @@ static int write_page(struct zb_swapdev *z, unsigned long index, const u8 *src,
 	 */
 	req = &io->req[0];
 	zbatch_req_init(req, ZBATCH_OP_COMPRESS, src, PAGE_SIZE, io->out, PAGE_SIZE);
-	err = zb_comp_fault(zbatch_run_inline(&io->ctx, req, io->codec, io->level));
+	zbatch_run_inline(&io->ctx, req, io->codec, io->level);
+	zb_comp_fault(req);
+	err = req->status;
 	pt = page_put(z, index, src, err, req->produced, io->out);
 	ret = zb_store_page(z, index, pt.data, pt.len, NULL);
 	io_put(stm);

@@ -414,7 +414,7 @@ extern unsigned int zb_fault_fast_alloc;
 extern unsigned int zb_fault_bd_read_delay_ms;
 extern unsigned int zb_fault_secondary;
 extern unsigned int zb_fault_comp;
-int zb_comp_fault(int err);
+void zb_comp_fault(struct zbatch_req *req);
 bool zb_page_same_filled(const void *p, unsigned long *word);
 bool zb_over_limit(struct zb_swapdev *z);
 

@@ -263,7 +263,7 @@ static int rc_commit(struct zb_swapdev *z, struct zb_rc *rc, const struct zb_rc_
 		unsigned int len = req->produced;
 		int err;
 
-		req->status = zb_comp_fault(req->status);
+		zb_comp_fault(req);
 		zb_stat_add(z, ZBS_RECOMP_TRIED, ob->pages);
 		if (req->status == -ENOSPC ||
 		    (!req->status && rc_cost(z->pool, len) >= rc_cost(z->pool, ob->len))) {

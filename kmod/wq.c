@@ -138,7 +138,16 @@ static bool helpers_backing_off(const struct zbatch_sw_wq *wq)
 	return now < retry && retry - now <= (HELPER_BACKOFF_NS << HELPER_MISS_MAX);
 }
 
-unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu,
+/* Whether an engine of @dev before @i runs on @cpu. */
+static bool cpu_counted(const struct zbatch_dev *dev, unsigned int i, int cpu)
+{
+	while (i--)
+		if (READ_ONCE(dev->engines[i].cpu) == cpu)
+			return true;
+	return false;
+}
+
+unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu, bool now,
 			       unsigned int *polling)
 {
 	const struct zbatch_dev *dev = wq->dev;
@@ -152,8 +161,12 @@ unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu,
 		if (ecpu == cpu)
 			continue;
 		p += polls;
-		/* auto: an engine helps where its CPU idles, or it polls */
-		if (automatic && !polls && !zbatch_sw_cpu_idle(ecpu))
+		/*
+		 * auto, @now: an engine helps where its CPU idles, or it
+		 * polls; engines sharing a CPU (hotplug) count once
+		 */
+		if (automatic && now &&
+		    ((!polls && !zbatch_sw_cpu_idle(ecpu)) || cpu_counted(dev, i, ecpu)))
 			continue;
 		n++;
 	}

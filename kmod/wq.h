@@ -119,11 +119,12 @@ void zbatch_wq_destroy(void);
 struct zbatch_wq *zbatch_wq_pick(enum zbatch_op op);
 /*
  * Engines of @wq's device that may help a submitter on @cpu (handoff
- * auto: those whose CPU idles or that poll, zbatch_sw_cpu_idle(), fewer
- * while the WQ backs off); *@polling (may be NULL) gets how many of them
- * poll for work right now.
+ * auto: fewer while the WQ backs off; with @now, for a batch to post
+ * now, only those whose CPU idles or that poll, zbatch_sw_cpu_idle(),
+ * one per CPU); *@polling (may be NULL) gets how many of them poll for
+ * work right now.
  */
-unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu,
+unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu, bool now,
 			       unsigned int *polling);
 void zbatch_wq_timed_out(struct zbatch_wq *wq);
 /*

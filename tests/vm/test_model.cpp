@@ -325,11 +325,12 @@ TEST(ModelFaults, StoresThroughTheSlowAllocationPathKeepEveryWrite)
 }
 
 // Compressions that fail (debugfs fault_swap_comp: 1 in 3 fails with
-// EIO, as a compressor's error would; no codec fails on valid pages):
-// the pages are stored raw and counted (comp_errors), never a write's
-// error. Every read is still what the model says: pages (4k units, one
-// page per I/O: write_page()), and units whose pages then go raw
-// (io_puts()).
+// EIO, as a compressor's error would, its output overwritten and
+// nothing produced; no codec fails on valid pages): the pages are stored
+// raw and counted (comp_errors), never a write's error. Every read is
+// still what the model says: pages (4k units, one page per I/O:
+// write_page()), and units whose pages then go raw (io_puts()); a device
+// that stored the failed output would read back garbage.
 TEST(ModelFaults, CompressorErrorsStoreThePagesRaw)
 {
 	auto cs = codecs();
