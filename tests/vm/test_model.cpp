@@ -296,17 +296,22 @@ TEST(ModelStreams, MoreThreadsThanCpus)
 	RecordProperty("ios", std::to_string(reads + writes));
 }
 
-// Stores that cannot get memory without direct reclaim (debugfs
-// fault_swap_alloc: 1 in 2 fails): the writer lets its stream go,
-// reserves the memory, compresses again and stores from the reserve.
-// Every read is still what the model says, units and pages, two threads;
-// and with 4k units, one page per I/O: every write a 4 KiB swap-out's
-// (write_page(), whose stall reserves before the general write).
-TEST(ModelFaults, StoresThroughTheSlowAllocationPathKeepEveryWrite)
+namespace {
+
+// The model checker over 4k units (one page per I/O: every write a 4 KiB
+// swap-out's, write_page()), 16k and 64k units, two threads, with
+// debugfs @knob at @every (1 in N fails); unit_stat's @counter must show
+// the fault hit each device.
+void model_with_fault(const std::string &knob, const std::string &every,
+		      const std::string &counter)
 {
 	auto cs = codecs();
 	ThpMadvise thp;
-	ASSERT_EQ(sysfs_write(kDbg + "/fault_swap_alloc", "2"), 0);
+	struct Restore {
+		std::string knob;
+		~Restore() { sysfs_write(kDbg + "/" + knob, "0"); }
+	} restore{knob};
+	ASSERT_EQ(sysfs_write(kDbg + "/" + knob, every), 0);
 	for (const char *unit : {"4k", "16k", "64k"}) {
 		SCOPED_TRACE(unit);
 		auto t = Target::zbatch(unit, cs[0], "8M");
@@ -319,42 +324,34 @@ TEST(ModelFaults, StoresThroughTheSlowAllocationPathKeepEveryWrite)
 		uint64_t x;
 		for (std::string k; u >> k >> x;)
 			us[k] = x;
-		EXPECT_GT(us["write_stalls"], 0u) << "no store took the slow path";
+		ASSERT_TRUE(us.count(counter)) << "unit_stat has no " << counter;
+		EXPECT_GT(us[counter], 0u) << knob << " never hit: " << counter << " 0";
+		std::cout << unit << ": " << counter << " " << us[counter] << "\n";
 	}
-	sysfs_write(kDbg + "/fault_swap_alloc", "0");
+}
+
+} // namespace
+
+// Stores that cannot get memory without direct reclaim (debugfs
+// fault_swap_alloc: 1 in 2 fails): the writer lets its stream go,
+// reserves the memory, compresses again and stores from the reserve.
+// Every read is still what the model says, units and pages (write_page(),
+// whose stall reserves before the general write, with 4k units).
+TEST(ModelFaults, StoresThroughTheSlowAllocationPathKeepEveryWrite)
+{
+	model_with_fault("fault_swap_alloc", "2", "write_stalls");
 }
 
 // Compressions that fail (debugfs fault_swap_comp: 1 in 3 fails with
 // EIO, as a compressor's error would, its output overwritten and
 // nothing produced; no codec fails on valid pages): the pages are stored
 // raw and counted (comp_errors), never a write's error. Every read is
-// still what the model says: pages (4k units, one page per I/O:
-// write_page()), and units whose pages then go raw (io_puts()); a device
-// that stored the failed output would read back garbage.
+// still what the model says: pages (write_page()), and units whose pages
+// then go raw (io_puts()); a device that stored the failed output would
+// read back garbage.
 TEST(ModelFaults, CompressorErrorsStoreThePagesRaw)
 {
-	auto cs = codecs();
-	ThpMadvise thp;
-	struct Restore {
-		~Restore() { sysfs_write(kDbg + "/fault_swap_comp", "0"); }
-	} restore;
-	ASSERT_EQ(sysfs_write(kDbg + "/fault_swap_comp", "3"), 0);
-	for (const char *unit : {"4k", "16k", "64k"}) {
-		SCOPED_TRACE(unit);
-		auto t = Target::zbatch(unit, cs[0], "8M");
-		bool one = std::string(unit) == "4k";
-		check("blockdev --device " + t.path + " --pages 2048 --threads 2 --unit-pages " +
-		      unit_pages(unit) + (one ? " --max-pages 1" : "") + ops(300));
-		std::istringstream u(sysfs_read("/sys/block/zbatchswap" + std::to_string(t.id) +
-						"/zbatch/unit_stat"));
-		std::map<std::string, uint64_t> us;
-		uint64_t x;
-		for (std::string k; u >> k >> x;)
-			us[k] = x;
-		ASSERT_TRUE(us.count("comp_errors")) << "unit_stat has no comp_errors";
-		EXPECT_GT(us["comp_errors"], 0u) << "no compression failed";
-		std::cout << unit << ": " << us["comp_errors"] << " compressions failed\n";
-	}
+	model_with_fault("fault_swap_comp", "3", "comp_errors");
 }
 
 namespace {
