@@ -143,7 +143,6 @@ static int costs_show(struct seq_file *m, void *v)
 	seq_printf(m, "handoff_warm_ns %llu\n", zbatch_cost_handoff_warm_ns());
 	seq_printf(m, "pooled_contexts %u\n", zbatch_ctx_pooled());
 	seq_printf(m, "pooled_context_bytes %lu\n", zbatch_ctx_pooled_bytes());
-	seq_printf(m, "idle_cpus %s\n", zbatch_sw_idle_tracked() ? "tracked" : "untracked");
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(costs);

@@ -32,7 +32,6 @@
 #include <linux/topology.h>
 #include <linux/zbatch.h>
 #include <linux/zbatch_exec.h>
-#include <trace/events/power.h>
 #include <uapi/linux/sched/types.h>
 
 #include "clock.h"
@@ -166,81 +165,8 @@ unsigned int zbatch_sw_drain(struct zbatch_ctx *ctx, struct zbatch_job *job,
 }
 
 /*
- * Which CPUs idle now. An engine runs at SCHED_IDLE: on a CPU where any
- * other task runs it only waits, and holds what it took meanwhile, so a
- * slice is worth posting only where a CPU has nothing else to do. The
- * power subsystem's cpu_idle tracepoint fires as a CPU enters its idle
- * state and as it leaves it (the idle loop's default and polling idle,
- * every cpuidle driver); its probe keeps a flag per CPU, written by that
- * CPU alone. Without the probe (registration failed: logged) every CPU
- * counts as idle, and the WQ's back-off (wq.c) finds the busy ones.
- */
-static DEFINE_PER_CPU(bool, zb_cpu_in_idle);
-static bool idle_tracked;
-
-/*
- * Runs on the CPU itself (@cpu), on every idle entry and exit while the
- * module is loaded: one store, and none when nothing changed (other CPUs
- * read the line).
- */
-static void cpu_idle_probe(void *data, unsigned int state, unsigned int cpu)
-{
-	bool *flag = this_cpu_ptr(&zb_cpu_in_idle);
-	bool idle = state != (unsigned int)PWR_EVENT_EXIT;
-
-	if (*flag != idle)
-		WRITE_ONCE(*flag, idle);
-}
-
-/**
- * zbatch_sw_cpu_idle() - whether @cpu is in its idle state now
- * @cpu: an online CPU
- *
- * A hint, stale as soon as read: a CPU between two idle periods (an
- * interrupt, a tick) reads busy for a moment.
- *
- * Return: true if it idles, or if idleness is not tracked.
- */
-bool zbatch_sw_cpu_idle(int cpu)
-{
-	return !READ_ONCE(idle_tracked) || READ_ONCE(per_cpu(zb_cpu_in_idle, cpu));
-}
-
-/* Whether zbatch_sw_cpu_idle() knows (debugfs costs "idle_cpus"). */
-bool zbatch_sw_idle_tracked(void)
-{
-	return READ_ONCE(idle_tracked);
-}
-
-/* Track idle CPUs (zbatch_sw_cpu_idle()); not fatal when it fails. */
-void zbatch_sw_idle_start(void)
-{
-	int ret = register_trace_cpu_idle(cpu_idle_probe, NULL);
-
-	if (ret) {
-		pr_warn("cannot follow idle CPUs (cpu_idle tracepoint: %d): engines on busy CPUs are offered slices\n",
-			ret);
-		return;
-	}
-	WRITE_ONCE(idle_tracked, true);
-	/* CPUs asleep now set their flag as they go back to sleep */
-	wake_up_all_idle_cpus();
-}
-
-void zbatch_sw_idle_stop(void)
-{
-	if (!idle_tracked)
-		return;
-	WRITE_ONCE(idle_tracked, false);
-	unregister_trace_cpu_idle(cpu_idle_probe, NULL);
-	/* no probe runs in this module's text past here */
-	tracepoint_synchronize_unregister();
-}
-
-/*
  * Wake one idle engine of @dev for a slice posted from @cpu: one on
- * another CPU (one on @cpu would only take that CPU from the submitter),
- * one whose CPU idles first.
+ * another CPU (one on @cpu would only take that CPU from the submitter).
  * Returns whether an engine is coming: woken, or awake on another CPU
  * (it finds the slice when it is done).
  */
@@ -249,17 +175,6 @@ static bool sw_wake_other(struct zbatch_dev *dev, int cpu)
 	bool awake = false;
 	unsigned int i;
 
-	/* first one whose CPU idles: elsewhere it waits for that CPU */
-	for (i = 0; i < dev->nr_engines; i++) {
-		struct zbatch_engine *e = &dev->engines[i];
-		int ecpu = READ_ONCE(e->cpu);
-
-		if (ecpu != cpu && READ_ONCE(e->idle) && zbatch_sw_cpu_idle(ecpu) &&
-		    xchg(&e->idle, false)) {
-			wake_up_process(e->task);
-			return true;
-		}
-	}
 	for (i = 0; i < dev->nr_engines; i++) {
 		struct zbatch_engine *e = &dev->engines[i];
 
@@ -536,8 +451,9 @@ static bool engine_spin(struct zbatch_engine *e)
 	}
 	/*
 	 * Not preemptible while it says it polls: a preempted engine would
-	 * stay "polling" (a helper, wq.c) on a CPU that is no longer idle.
-	 * Bounded by the limit, and need_resched() ends it.
+	 * stay "polling" on a CPU that is no longer idle, offered slices
+	 * while its WQ backs off (wq.c). Bounded by the limit, and
+	 * need_resched() ends it.
 	 */
 	preempt_disable();
 	t0 = zbatch_clock();

@@ -37,10 +37,6 @@ extern const struct zbatch_exec_ops zbatch_exec_sw;
 int zbatch_sw_start(struct zbatch_dev *dev, unsigned int *next_cpu);
 int zbatch_sw_hotplug_start(void);
 void zbatch_sw_hotplug_stop(void);
-void zbatch_sw_idle_start(void);
-void zbatch_sw_idle_stop(void);
-bool zbatch_sw_cpu_idle(int cpu);
-bool zbatch_sw_idle_tracked(void);
 u64 zbatch_engines_descs(void);
 void zbatch_sw_stop(struct zbatch_dev *dev);
 /*

@@ -260,10 +260,11 @@ static int rc_commit(struct zb_swapdev *z, struct zb_rc *rc, const struct zb_rc_
 	for (o = 0; o < rc->n && !ret; o++) {
 		struct zb_rc_obj *ob = &rc->obj[o];
 		struct zbatch_req *req = &rc->req[o];
-		unsigned int len = req->produced;
+		unsigned int len;
 		int err;
 
 		zb_comp_fault(req);
+		len = req->produced;
 		zb_stat_add(z, ZBS_RECOMP_TRIED, ob->pages);
 		if (req->status == -ENOSPC ||
 		    (!req->status && rc_cost(z->pool, len) >= rc_cost(z->pool, ob->len))) {

@@ -138,11 +138,13 @@ static bool helpers_backing_off(const struct zbatch_sw_wq *wq)
 	return now < retry && retry - now <= (HELPER_BACKOFF_NS << HELPER_MISS_MAX);
 }
 
-/* Whether an engine of @dev before @i runs on @cpu. */
-static bool cpu_counted(const struct zbatch_dev *dev, unsigned int i, int cpu)
+/* Whether an engine of @dev in @counted (bits: engine indices) runs on @cpu. */
+static bool cpu_counted(const struct zbatch_dev *dev, u64 counted, int cpu)
 {
-	while (i--)
-		if (READ_ONCE(dev->engines[i].cpu) == cpu)
+	unsigned int j;
+
+	for (j = 0; counted; j++, counted >>= 1)
+		if ((counted & 1) && READ_ONCE(dev->engines[j].cpu) == cpu)
 			return true;
 	return false;
 }
@@ -153,6 +155,7 @@ unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu, bool now,
 	const struct zbatch_dev *dev = wq->dev;
 	bool automatic = READ_ONCE(zbatch_handoff) == ZBATCH_HANDOFF_AUTO;
 	unsigned int i, n = 0, p = 0;
+	u64 counted = 0;	/* engines counted (at most 64: zbatch_wq_create()) */
 
 	for (i = 0; i < dev->nr_engines; i++) {
 		int ecpu = READ_ONCE(dev->engines[i].cpu);
@@ -161,20 +164,22 @@ unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu, bool now,
 		if (ecpu == cpu)
 			continue;
 		p += polls;
-		/*
-		 * auto, @now: an engine helps where its CPU idles, or it
-		 * polls; engines sharing a CPU (hotplug) count once
-		 */
-		if (automatic && now &&
-		    ((!polls && !zbatch_sw_cpu_idle(ecpu)) || cpu_counted(dev, i, ecpu)))
-			continue;
+		/* engines sharing a CPU (hotplug, engines=) count once */
+		if (automatic) {
+			if (cpu_counted(dev, counted, ecpu))
+				continue;
+			counted |= BIT_ULL(i);
+		}
 		n++;
 	}
 	if (polling)
 		*polling = p;
-	/* backing off: only engines that poll now (their CPU is idle) */
-	if (automatic && helpers_backing_off(to_sw_wq(wq)))
-		n = p;
+	/*
+	 * @now, backing off: only engines that poll now (their CPU is idle,
+	 * and they run: an engine polls with preemption off)
+	 */
+	if (automatic && now && helpers_backing_off(to_sw_wq(wq)))
+		n = min(n, p);
 	return min_t(unsigned int, n, ZBATCH_MAX_SLICES - 1);
 }
 
@@ -555,8 +560,6 @@ int zbatch_wq_create(struct kobject *parent)
 	ret = zbatch_sw_hotplug_start();
 	if (ret)
 		goto err_destroy;
-	/* and slices go where a CPU idles */
-	zbatch_sw_idle_start();
 	return 0;
 
 err_destroy:
@@ -575,7 +578,6 @@ void zbatch_wq_destroy(void)
 {
 	unsigned int i;
 
-	zbatch_sw_idle_stop();
 	zbatch_sw_hotplug_stop();
 	for (i = 0; i < zbatch_nr_devs; i++)
 		dev_destroy(zbatch_devs[i]);

@@ -119,10 +119,9 @@ void zbatch_wq_destroy(void);
 struct zbatch_wq *zbatch_wq_pick(enum zbatch_op op);
 /*
  * Engines of @wq's device that may help a submitter on @cpu (handoff
- * auto: fewer while the WQ backs off; with @now, for a batch to post
- * now, only those whose CPU idles or that poll, zbatch_sw_cpu_idle(),
- * one per CPU); *@polling (may be NULL) gets how many of them poll for
- * work right now.
+ * auto: one per CPU; with @now, for a batch to post now, fewer while the
+ * WQ backs off: those that poll); *@polling (may be NULL) gets how many
+ * of them poll for work right now.
  */
 unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu, bool now,
 			       unsigned int *polling);

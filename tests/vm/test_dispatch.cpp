@@ -137,9 +137,9 @@ Phase measure(unsigned batches, uint64_t seed)
 // The submitter on CPU 0; first CPU 1 idle (the engine there helps), then
 // CPU 1 busy with a process that never sleeps. On the busy CPU the engine
 // takes no share from that process (engines at normal priority took about
-// half the work: their CPU time was some 40% of the run), and dispatch
-// does not post to it: its CPU is not idle. Every page comes back in
-// both phases.
+// half the work: their CPU time was some 40% of the run), slices it did
+// not take come back counted as helper misses, and dispatch backs off
+// posting to it. Every page comes back in both phases.
 TEST(Dispatch, EnginesHelpOnlyOnIdleCpus)
 {
 	if (sysconf(_SC_NPROCESSORS_ONLN) != 2)
@@ -196,15 +196,20 @@ TEST(Dispatch, EnginesHelpOnlyOnIdleCpus)
 	EXPECT_LT(busy.engine_ns, busy.wall_s * 1e9 * 0.05)
 		<< "an engine took CPU from a busy process: " << busy.engine_ns / 1e6 << " ms in "
 		<< busy.wall_s << " s";
-	// idle CPUs tracked (the cpu_idle tracepoint, which both target
-	// kernels have): the busy CPU's engine is not offered slices at all
-	// (the back-off before made 13-30 posts here, each a wake-up), but
-	// for a reading a moment stale (CPU 1 leaving idle as the hog starts)
-	std::istringstream costs(sysfs_read(kDbg + "/costs"));
-	std::string k, tracked;
-	while (costs >> k)
-		if (k == "idle_cpus")
-			costs >> tracked;
-	ASSERT_EQ(tracked, "tracked") << "idle CPUs not followed (see the module's load message)";
-	EXPECT_LT(busy.handoffs, 8) << "slices offered to the busy CPU's engine";
+	EXPECT_GT(busy.misses, 0) << "no slice came back untaken";
+	// back-off: after about ten misses in a row a WQ posts to its engines
+	// at most once per 102 ms (helper_retry_ns' ceiling), so what it may
+	// post follows the run's length, not its batches (192, each could post
+	// one): 1.5 s on the stock kernel allows 30, and 13-16 were posted
+	// (the module before the back-off posted all 192 in 0.73 s); the
+	// debug kernel's 5.6 s allowed 81, and 61 were posted. A slice the
+	// engine did take (handoffs - misses) resets the back-off: the ten
+	// quick posts of the first 0.2 s come again after each (one run on a
+	// loaded host: 30 posts, 2 taken, in 1.43 s)
+	const double taken = std::max(0.0, double(busy.handoffs) - double(busy.misses));
+	// (and never half the 192 slices, whatever the busy engine took)
+	const double allowed =
+		std::min(96.0, 12 * (1 + taken) + busy.wall_s / 0.102 * 1.25);
+	RecordProperty("busy_handoffs_allowed", std::to_string(allowed));
+	EXPECT_LT(busy.handoffs, allowed) << "dispatch kept posting to the busy CPU's engine";
 }
