@@ -85,7 +85,7 @@ enum zb_dev_stat {
 	ZBS_PARTIAL_WRITES,	/* writes into a stored unit */
 	ZBS_LIMIT_REFUSED,	/* writes refused at mem_limit */
 	ZBS_MAX_USED_PAGES,
-	ZBS_COMP_ERRORS,	/* compress failed (not -ENOSPC): pages raw */
+	ZBS_COMP_ERRORS,	/* compress failed (not -ENOSPC): pages raw, recompressed kept */
 	ZBS_DECOMP_REDONE,	/* failed decompress redone on the stream's context */
 	ZBS_WRITE_STALLS,	/* stores that needed direct reclaim (zb_reserve()) */
 	ZBS_STREAM_WAITS,	/* I/O that waited for its CPU's stream */

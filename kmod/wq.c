@@ -138,13 +138,15 @@ static bool helpers_backing_off(const struct zbatch_sw_wq *wq)
 	return now < retry && retry - now <= (HELPER_BACKOFF_NS << HELPER_MISS_MAX);
 }
 
-/* Whether an engine of @dev in @counted (bits: engine indices) runs on @cpu. */
-static bool cpu_counted(const struct zbatch_dev *dev, u64 counted, int cpu)
+/*
+ * Whether an engine of @dev before @i runs on @cpu: in auto, that CPU is
+ * counted already (an engine is skipped only on the submitter's CPU, or
+ * as such a duplicate).
+ */
+static bool cpu_counted(const struct zbatch_dev *dev, unsigned int i, int cpu)
 {
-	unsigned int j;
-
-	for (j = 0; counted; j++, counted >>= 1)
-		if ((counted & 1) && READ_ONCE(dev->engines[j].cpu) == cpu)
+	while (i--)
+		if (READ_ONCE(dev->engines[i].cpu) == cpu)
 			return true;
 	return false;
 }
@@ -155,7 +157,6 @@ unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu, bool now,
 	const struct zbatch_dev *dev = wq->dev;
 	bool automatic = READ_ONCE(zbatch_handoff) == ZBATCH_HANDOFF_AUTO;
 	unsigned int i, n = 0, p = 0;
-	u64 counted = 0;	/* engines counted (at most 64: zbatch_wq_create()) */
 
 	for (i = 0; i < dev->nr_engines; i++) {
 		int ecpu = READ_ONCE(dev->engines[i].cpu);
@@ -164,12 +165,9 @@ unsigned int zbatch_wq_helpers(const struct zbatch_wq *wq, int cpu, bool now,
 		if (ecpu == cpu)
 			continue;
 		p += polls;
-		/* engines sharing a CPU (hotplug, engines=) count once */
-		if (automatic) {
-			if (cpu_counted(dev, counted, ecpu))
-				continue;
-			counted |= BIT_ULL(i);
-		}
+		/* auto: engines sharing a CPU (hotplug, engines=) count once */
+		if (automatic && cpu_counted(dev, i, ecpu))
+			continue;
 		n++;
 	}
 	if (polling)
