@@ -679,11 +679,10 @@ static atomic_t nomem_seq;
 
 struct zbatch_ctx *zbatch_ctx_get(void)
 {
-	unsigned int every = READ_ONCE(zbatch_fault_nomem);
 	struct zbatch_ctx *ctx;
 
 	/* fault injection: an allocation failure in the submit path */
-	if (every && !((unsigned int)atomic_inc_return(&nomem_seq) % every))
+	if (zbatch_fault_one_in(&zbatch_fault_nomem, &nomem_seq))
 		return NULL;
 
 	might_sleep();

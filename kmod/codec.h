@@ -6,6 +6,7 @@
 #ifndef _ZBATCH_CODEC_H
 #define _ZBATCH_CODEC_H
 
+#include <linux/atomic.h>
 #include <linux/types.h>
 #include <uapi/linux/idxd.h>
 #include <uapi/linux/zbatch.h>
@@ -77,6 +78,18 @@ int zbatch_sw_exec(struct zbatch_ctx *ctx, unsigned int id, int level,
 struct zbatch_ctx *zbatch_ctx_get(void);
 /* debugfs fault_nomem: zbatch_ctx_get() fails 1 call in N (0: never) */
 extern unsigned int zbatch_fault_nomem;
+
+/*
+ * A debugfs "1 in N" fault (fault_nomem, fault_swap_*): true for every
+ * *@every-th call counted in @seq, never while *@every is 0. Callers that
+ * race may share a count: which call fails is not exact, how many is.
+ */
+static inline bool zbatch_fault_one_in(const unsigned int *every, atomic_t *seq)
+{
+	unsigned int n = READ_ONCE(*every);
+
+	return n && !((unsigned int)atomic_inc_return(seq) % n);
+}
 
 void zbatch_ctx_put(struct zbatch_ctx *ctx);
 void zbatch_ctx_pool_destroy(void);

@@ -364,7 +364,7 @@ struct zb_put {
  * What to store for page @src, compressed (@err 0) to @len bytes at @dst:
  * the compressed bytes, or the page raw when they are no smaller than a
  * huge object (read free) or the compressor failed: a compressor's error
- * never fails a swap-out. The caller counts the error (comp_error()).
+ * never fails a swap-out. The caller counts the error (zb_comp_error()).
  */
 static struct zb_put page_put(struct zb_swapdev *z, unsigned long index, const u8 *src,
 			      int err, unsigned int len, const void *dst)
@@ -389,9 +389,7 @@ static atomic_t comp_seq;
  */
 void zb_comp_fault(struct zbatch_req *req)
 {
-	unsigned int every = READ_ONCE(zb_fault_comp);
-
-	if (req->status || !every || ((unsigned int)atomic_inc_return(&comp_seq) % every))
+	if (req->status || !zbatch_fault_one_in(&zb_fault_comp, &comp_seq))
 		return;
 	memset(req->dst, 0xa5, req->dlen);
 	req->status = -EIO;
@@ -399,7 +397,7 @@ void zb_comp_fault(struct zbatch_req *req)
 }
 
 /* A compression's error other than not saving room (-ENOSPC), counted. */
-static void comp_error(struct zb_swapdev *z, int err)
+void zb_comp_error(struct zb_swapdev *z, int err)
 {
 	if (err && err != -ENOSPC)
 		zb_stat_add(z, ZBS_COMP_ERRORS, 1);
@@ -430,7 +428,7 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 		if (it->pages == 1) {
 			puts[n++] = page_put(z, it->index, it->src, req->status,
 					     req->produced, req->dst);
-			comp_error(z, req->status);
+			zb_comp_error(z, req->status);
 			continue;
 		}
 		if (!req->status) {
@@ -439,7 +437,7 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 			continue;
 		}
 		/* a compressor's error never fails a swap-out: the pages raw */
-		comp_error(z, req->status);
+		zb_comp_error(z, req->status);
 		if (req->status == -ENOSPC)
 			zb_stat_add(z, ZBS_UNIT_FALLBACKS, 1);
 		for (p = 0; p < it->pages; p++) {
@@ -478,7 +476,7 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 
 		zb_comp_fault(req);
 		*pt = page_put(z, pt->index, pt->data, req->status, req->produced, dst[i]);
-		comp_error(z, req->status);
+		zb_comp_error(z, req->status);
 	}
 	return n;
 }
@@ -709,7 +707,7 @@ static int write_page(struct zb_swapdev *z, unsigned long index, const u8 *src,
 		*stalled = pt;
 		return ret;
 	}
-	comp_error(z, err);
+	zb_comp_error(z, err);
 	atomic64_inc(&z->batch_hist[WRITE][1]);
 	return ret;
 }
@@ -784,9 +782,7 @@ static atomic_t secondary_seq;
 
 static bool secondary_fails(void)
 {
-	unsigned int every = READ_ONCE(zb_fault_secondary);
-
-	return every && !((unsigned int)atomic_inc_return(&secondary_seq) % every);
+	return zbatch_fault_one_in(&zb_fault_secondary, &secondary_seq);
 }
 
 static int io_decompress(struct zb_swapdev *z, struct zb_io *io)

@@ -415,6 +415,8 @@ extern unsigned int zb_fault_bd_read_delay_ms;
 extern unsigned int zb_fault_secondary;
 extern unsigned int zb_fault_comp;
 void zb_comp_fault(struct zbatch_req *req);
+/* A compression's error (not -ENOSPC, which is data) counted: comp_errors */
+void zb_comp_error(struct zb_swapdev *z, int err);
 bool zb_page_same_filled(const void *p, unsigned long *word);
 bool zb_over_limit(struct zb_swapdev *z);
 

@@ -274,7 +274,7 @@ static int rc_commit(struct zb_swapdev *z, struct zb_rc *rc, const struct zb_rc_
 		}
 		if (req->status) {
 			/* failed: the object stays as it is */
-			zb_stat_add(z, ZBS_COMP_ERRORS, 1);
+			zb_comp_error(z, req->status);
 			continue;
 		}
 		if (a->threshold && len / ob->pages >= a->threshold)

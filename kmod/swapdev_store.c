@@ -89,9 +89,7 @@ static atomic_t fast_alloc_seq;
 
 static bool fast_alloc_fails(void)
 {
-	unsigned int every = READ_ONCE(zb_fault_fast_alloc);
-
-	return every && !((unsigned int)atomic_inc_return(&fast_alloc_seq) % every);
+	return zbatch_fault_one_in(&zb_fault_fast_alloc, &fast_alloc_seq);
 }
 
 void zb_slot_lock(struct zb_swapdev *z, unsigned long index)
