@@ -124,10 +124,16 @@ protected:
 		sysfs_write(kIaa + "/driver", "deflate-iaa-double");
 		ASSERT_TRUE(wait_state("online")) << sysfs_read(kIaa + "/reason");
 	}
+	// every test leaves the double attached: the iaa tier runs the vm
+	// suite after these, with deflate on the double (scripts/guest-iaa)
 	void TearDown() override
 	{
 		sysfs_write(kDbl + "/offline", "0");
 		sysfs_write(kSys + "/timeout_ms", "1000");
+		if (sysfs_read(kIaa + "/driver") != "deflate-iaa-double")
+			sysfs_write(kIaa + "/driver", "deflate-iaa-double");
+		EXPECT_TRUE(wait_state("online")) << "the test left the executor detached: "
+						  << sysfs_read(kIaa + "/reason");
 	}
 };
 

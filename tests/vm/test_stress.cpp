@@ -178,15 +178,35 @@ static void settle()
 	for (int i = 0; i < 100; i++) {
 		auto st = sysfs_read(kSys + "/iaa/stats");
 		auto state = choice(sysfs_read(kSys + "/iaa/state"));
+		auto reason = sysfs_read(kSys + "/iaa/reason");
 		bool no_driver = state == "offline" &&
-			sysfs_read(kSys + "/iaa/reason").find("is not registered") != std::string::npos;
+			reason.find("is not registered") != std::string::npos;
 		if (st.front() == '<' || (st.find("\ninflight 0\n") != std::string::npos &&
 					  (state == "online" || state == "disabled" || no_driver)))
 			break;
+		if (i == 99)
+			std::printf("settle: the IAA executor did not settle in 20 s: state %s, "
+				    "reason %s, stats:\n%s\n", state.c_str(), reason.c_str(), st.c_str());
 		std::this_thread::sleep_for(std::chrono::milliseconds(200));
 	}
 	run("sync; echo 3 > /proc/sys/vm/drop_caches");
 }
+
+// How long each part of a test took, said with its summary.
+struct Phases {
+	std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+	std::string said;
+	void lap(const char *what)
+	{
+		auto now = std::chrono::steady_clock::now();
+		char b[64];
+
+		std::snprintf(b, sizeof(b), "%s%s %.1f s", said.empty() ? "" : ", ", what,
+			      std::chrono::duration<double>(now - t).count());
+		said += b;
+		t = now;
+	}
+};
 
 // Whether the IAA executor is attached (the iaa tier).
 static bool iaa_attached()
@@ -208,11 +228,15 @@ TEST(Stress, SubmittersWhileEverythingChangesLoseNothing)
 	// in both tiers, in both parts
 	warm.selftests = full;
 	c.selftests = full || iaa_attached();
+	Phases ph;
 	warm.run_for(std::chrono::seconds(full ? 20 : 8));
+	ph.lap("warm-up");
 	settle();
+	ph.lap("settle");
 	long slab0 = meminfo_kb("SUnreclaim"), vm0 = meminfo_kb("VmallocUsed");
 	long pool0 = pooled_kb();
 	c.run_for(std::chrono::seconds(full ? 30 : 12));
+	ph.lap("churn");
 	auto &bad = c.bad;
 	auto &batches = c.batches;
 	auto &unload_ok = c.unload_ok;
@@ -227,6 +251,7 @@ TEST(Stress, SubmittersWhileEverythingChangesLoseNothing)
 	RecordProperty("selftests_not_ok_under_churn", std::to_string(std::count(
 		c.selftest_not_ok.begin(), c.selftest_not_ok.end(), '\n')));
 	ASSERT_EQ(sysfs_write(kDbg + "/selftest", "1"), 0);
+	ph.lap("self-tests");
 
 	EXPECT_EQ(bad.load(), 0) << "requests lost or wrong under churn";
 	EXPECT_GT(batches.load(), 50) << "the submitters barely ran";
@@ -235,6 +260,7 @@ TEST(Stress, SubmittersWhileEverythingChangesLoseNothing)
 	EXPECT_EQ(ktap.find("not ok"), std::string::npos) << ktap;
 	// nothing kept: slab and vmalloc back where they were
 	settle();
+	ph.lap("settle");
 	long slab1 = meminfo_kb("SUnreclaim"), vm1 = meminfo_kb("VmallocUsed");
 	// the submitter context pool keeps one context per submitter that
 	// ever ran descriptors at once: if the churn reached a new peak after
@@ -253,5 +279,6 @@ TEST(Stress, SubmittersWhileEverythingChangesLoseNothing)
 	EXPECT_LT(vm1 - vm0 - pool, 1024)
 		<< "VmallocUsed " << vm0 << " -> " << vm1 << " kB, the pool grew " << pool << " kB";
 	std::printf("stress (%s): %ld batches; SUnreclaim %ld -> %ld kB, VmallocUsed %ld -> %ld kB, "
-		    "context pool +%ld kB\n", full ? "full" : "short", batches.load(), slab0, slab1, vm0, vm1, pool);
+		    "context pool +%ld kB; %s\n", full ? "full" : "short", batches.load(), slab0, slab1,
+		    vm0, vm1, pool, ph.said.c_str());
 }
