@@ -82,7 +82,11 @@ extern unsigned int zbatch_fault_nomem;
 /*
  * A debugfs "1 in N" fault (fault_nomem, fault_swap_*): true for every
  * *@every-th call counted in @seq, never while *@every is 0. Callers that
- * race may share a count: which call fails is not exact, how many is.
+ * race may share a count: which call fails is not exact, how many is;
+ * @seq is not reset when N changes, so the first failure comes within N
+ * calls, not at the N-th. (A WQ's injected descriptor faults,
+ * zbatch_fault_hit(), are switched by their kind: there N of 0 or 1
+ * means every descriptor.)
  */
 static inline bool zbatch_fault_one_in(const unsigned int *every, atomic_t *seq)
 {

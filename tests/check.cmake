@@ -40,8 +40,10 @@ endforeach()
 # for it; about a minute of CPU)
 add_test(NAME package.stage COMMAND ${top}/scripts/check-package --stage-only
   ${CMAKE_BINARY_DIR}/stage WORKING_DIRECTORY ${top})
+# a fixture, not an order: a run of the vm tier alone (make check-vm, a
+# -R or -L filter) stages the tree it tests, never an older stage
 set_tests_properties(package.stage PROPERTIES LABELS package TIMEOUT 600 COST 990
-  ENVIRONMENT "${check_env}")
+  FIXTURES_SETUP zbatch_stage ENVIRONMENT "${check_env}")
 add_test(NAME package COMMAND nice -n 19 ${top}/scripts/check-package --deb-only
   WORKING_DIRECTORY ${top})
 set_tests_properties(package PROPERTIES LABELS package TIMEOUT 1200 COST 20
@@ -62,11 +64,12 @@ set(guest_tiers vm zswap swapdev iaa zswap-iaa swapdev-iaa)
 set(prev harness)
 foreach(tier ${guest_tiers})
   add_test(NAME ${tier}.guest COMMAND ${top}/scripts/check-guest ${tier} WORKING_DIRECTORY ${top})
-  # the vm guest's install and kselftest checks read the package's stage
   set_tests_properties(${tier}.guest PROPERTIES LABELS ${tier} RESOURCE_LOCK guest
-    TIMEOUT 6000 COST 1000 DEPENDS "${prev};package.stage" ENVIRONMENT "${check_env}")
+    TIMEOUT 6000 COST 1000 DEPENDS "${prev}" ENVIRONMENT "${check_env}")
   set(prev ${tier}.guest)
 endforeach()
+# the vm guest's install, modprobe and kselftest checks read the stage
+set_tests_properties(vm.guest PROPERTIES FIXTURES_REQUIRED zbatch_stage)
 set(n 0)
 set(seen "")
 foreach(line ${tier_lines})

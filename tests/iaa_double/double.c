@@ -62,7 +62,7 @@ static bool offline;
 module_param(offline, bool, 0644);
 MODULE_PARM_DESC(offline, "Fail every call with -ENODEV (no WQ bound)");
 
-static atomic64_t n_submitted, n_completed, n_errors, n_lost, n_sync;
+static atomic64_t n_submitted, n_completed, n_errors, n_lost, n_sync, n_tfms;
 static atomic64_t busy_comp_ns, busy_decomp_ns;	/* the software codec's time */
 static atomic_t n_inflight, n_max_inflight;
 
@@ -83,6 +83,8 @@ module_param_cb(completed, &counter_ops, &n_completed, 0444);
 module_param_cb(errors, &counter_ops, &n_errors, 0444);
 module_param_cb(lost, &counter_ops, &n_lost, 0444);
 module_param_cb(sync_completions, &counter_ops, &n_sync, 0444);
+/* transforms allocated: zbatch's executor probes each one it attaches */
+module_param_cb(tfms, &counter_ops, &n_tfms, 0444);
 module_param_cb(busy_compress_ns, &counter_ops, &busy_comp_ns, 0444);
 module_param_cb(busy_decompress_ns, &counter_ops, &busy_decomp_ns, 0444);
 module_param_cb(inflight, &inflight_ops, &n_inflight, 0444);
@@ -294,7 +296,14 @@ static int double_decompress(struct acomp_req *req)
 	return submit(req, false);
 }
 
+static int double_init_tfm(struct crypto_acomp *tfm)
+{
+	atomic64_inc(&n_tfms);
+	return 0;
+}
+
 static struct acomp_alg double_alg = {
+	.init = double_init_tfm,
 	.compress = double_compress,
 	.decompress = double_decompress,
 	.reqsize = sizeof(struct dreq),
