@@ -317,6 +317,9 @@ void zb_slot_unlock(struct zb_swapdev *z, unsigned long index);
 /* @n slots from @index, in index order: every multi-slot locker's order. */
 void zb_slots_lock(struct zb_swapdev *z, unsigned long index, unsigned int n);
 void zb_slots_unlock(struct zb_swapdev *z, unsigned long index, unsigned int n);
+bool zb_slots_maybe_stored(struct zb_swapdev *z, unsigned long index, unsigned int n);
+unsigned long zb_slots_next_stored(struct zb_swapdev *z, unsigned long index,
+				   unsigned long end);
 /* Under the slot's lock: what it holds; a RAW or PAGE slot's bytes. */
 void zb_slot_view(struct zb_swapdev *z, unsigned long index, struct zb_view *v);
 void zb_slot_copy(struct zb_swapdev *z, unsigned long index, void *dst);

@@ -163,14 +163,19 @@ static u64 rc_cost(struct zs_pool *pool, unsigned int len)
 static void rc_choose(struct zb_swapdev *z, struct zb_rc *rc, unsigned long *index,
 		      struct zb_rc_args *a)
 {
-	unsigned long start = *index;
+	unsigned long start = *index, scan_end = min(z->nr_pages, start + ZB_RC_SCAN);
 
 	/* a batch looks at ZB_RC_SCAN pages at most, chosen or not */
-	while (*index < z->nr_pages && a->max_pages && *index - start < ZB_RC_SCAN) {
-		unsigned long i, first = *index, last;
+	while (a->max_pages) {
+		unsigned long i, first, last;
 		const struct zb_unit *u, *ru = NULL;
 		unsigned int len, units = 0, fits = 0;
 
+		/* past the empty slots, unlocked (a device is mostly empty) */
+		*index = zb_slots_next_stored(z, *index, scan_end);
+		if (*index >= scan_end)
+			break;
+		first = *index;
 		last = min(z->nr_pages, round_down(first, z->unit_pages) + z->unit_pages);
 		if (rc->pages + (last - first) > ZB_RC_BATCH)
 			return;		/* the next batch takes it */

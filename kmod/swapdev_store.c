@@ -132,6 +132,37 @@ void zb_slots_unlock(struct zb_swapdev *z, unsigned long index, unsigned int n)
 		zb_slot_unlock(z, index + n);
 }
 
+/*
+ * Whether a slot of [@index, @index + @n) may hold a page in memory, read
+ * without their locks: the scans over a whole device (recompression,
+ * writeback, idle marking) pass the empty slots a device mostly has
+ * without taking each one's lock. In a run of the swap benchmark (15 MiB
+ * stored on a 1 GiB device) the lock, test and unlock of the 258k empty
+ * slots cost recompression about 5% of its CPU, more than zram's whole
+ * loop. A hint: a page stored after the peek is left to the next pass,
+ * as one stored after the slot's lock was let go would be; a slot that
+ * may hold one (a handle, or a unit's page: what slot_in_memory() asks
+ * first) is decided under its lock.
+ */
+bool zb_slots_maybe_stored(struct zb_swapdev *z, unsigned long index, unsigned int n)
+{
+	return zb_slots_next_stored(z, index, index + n) < index + n;
+}
+
+/* The first slot of [@index, @end) that may hold a page (as above); else @end (@index past it). */
+unsigned long zb_slots_next_stored(struct zb_swapdev *z, unsigned long index,
+				   unsigned long end)
+{
+	for (; index < end; index++) {
+		const struct zb_slot *s = &z->slots[index];
+
+		/* unlocked on purpose: a hint, decided again under the lock */
+		if (data_race(s->handle) || (data_race(s->flags) & BIT(ZB_SLOT_UNIT)))
+			break;
+	}
+	return index;
+}
+
 static bool slot_test(struct zb_slot *s, int bit)
 {
 	return test_bit(bit, &s->flags);

@@ -406,6 +406,10 @@ static bool wb_any_left(struct zb_swapdev *z, unsigned long index, unsigned long
 		unsigned long last = min(end, round_down(index, z->unit_pages) + z->unit_pages);
 		unsigned long fits;
 
+		if (!zb_slots_maybe_stored(z, index, last - index)) {
+			index = last;	/* empty: nothing to lock */
+			continue;
+		}
 		zb_slots_lock(z, index, last - index);
 		fits = wb_region_fits(z, index, last, mode);
 		zb_slots_unlock(z, index, last - index);
@@ -435,6 +439,10 @@ static void wb_choose(struct zb_swapdev *z, struct zb_wb *wb, unsigned long *ind
 		unsigned int k;
 
 		last = min(end, round_down(first, z->unit_pages) + z->unit_pages);
+		if (!zb_slots_maybe_stored(z, first, last - first)) {
+			*index = last;	/* empty: nothing to lock */
+			continue;
+		}
 		zb_slots_lock(z, first, last - first);
 		fits = wb_region_fits(z, first, last, mode);
 		k = hweight_long(fits);
@@ -760,9 +768,12 @@ static int zb_mark_idle(struct zb_swapdev *z, u32 age)
 	int ret = 0;
 
 	for (i = 0; i < z->nr_pages && !ret; i++) {
-		zb_slot_lock(z, i);
-		zb_slot_mark_idle(z, i, age, now);
-		zb_slot_unlock(z, i);
+		/* an empty slot is neither marked nor unmarked */
+		if (zb_slots_maybe_stored(z, i, 1)) {
+			zb_slot_lock(z, i);
+			zb_slot_mark_idle(z, i, age, now);
+			zb_slot_unlock(z, i);
+		}
 		if (i % 1024)
 			continue;
 		cond_resched();

@@ -244,6 +244,45 @@ TEST(SwapdevRecompress, RealDataShrinksAndReadsBack)
 	}
 }
 
+// The scans over a whole device (idle marking, recompression, writeback)
+// pass its empty slots without taking their locks
+// (zb_slots_next_stored()): pages in runs of every length between holes,
+// at the device's first and last pages and across unit boundaries, are
+// each marked, tried and written back, once, and read back.
+TEST(SwapdevRecompress, ScansFindEveryPageBetweenHoles)
+{
+	auto disk = backing_disk(16384);
+	ASSERT_FALSE(disk.empty()) << "no block device to write back to";
+	// runs of pages: {first page, pages} on a 32 MiB device (8192 pages)
+	const std::vector<std::pair<size_t, size_t>> runs = {
+		{0, 1}, {2, 2}, {5, 3}, {8, 4}, {13, 1}, {100, 5}, {1000, 16},
+		{2047, 1}, {4096, 8}, {8000, 64}, {8191, 1}};
+	std::vector<uint8_t> img(32 << 20);	// what the device holds: zeros elsewhere
+	size_t pages = 0;
+	for (size_t r = 0; r < runs.size(); r++) {
+		auto data = zbatch::generate(zbatch::Pattern::Text, runs[r].second * 4096, 40 + r);
+		std::copy(data.begin(), data.end(), img.begin() + runs[r].first * 4096);
+		pages += runs[r].second;
+	}
+	for (const char *unit : {"4k", "16k"}) {
+		SCOPED_TRACE(unit);
+		RcDev d(unit, "lz4", "zstd", disk);
+		for (const auto &[first, n] : runs) {
+			std::vector<uint8_t> run(img.begin() + first * 4096,
+						 img.begin() + (first + n) * 4096);
+			write_thp(d.path, run, static_cast<off_t>(first * 4096));
+		}
+		ASSERT_EQ(d.stored_pages(), pages) << "a page of the runs is not stored";
+		ASSERT_EQ(sysfs_write(d.dir + "/idle", "all"), 0);
+		ASSERT_EQ(sysfs_write(d.dir + "/recompress", "type=idle"), 0);
+		EXPECT_EQ(d.rs().at(1), pages) << "marked idle and tried: every page, once";
+		ASSERT_EQ(sysfs_write(d.dir + "/idle", "all"), 0);	// a run un-marks
+		ASSERT_EQ(sysfs_write(d.dir + "/writeback", "idle"), 0);
+		EXPECT_EQ(d.nums("bd_stat").at(0), pages) << "written back: every page";
+		EXPECT_TRUE(reads_back(d.path, img)) << "a page or a hole read back wrong";
+	}
+}
+
 // Random pages are stored raw; the secondary codec cannot shrink them
 // either: recompression marks them incompressible, tries them no more,
 // and "writeback incompressible" moves exactly those to the disk.
