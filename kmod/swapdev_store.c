@@ -132,12 +132,19 @@ void zb_slots_unlock(struct zb_swapdev *z, unsigned long index, unsigned int n)
 		zb_slot_unlock(z, index + n);
 }
 
+/* A handle (an object, a unit, a block, a fill word) or a unit's page. */
+static bool slot_holds(unsigned long handle, unsigned long flags)
+{
+	/* slot_in_memory()'s first half: every scan's candidate has it */
+	return handle || (flags & BIT(ZB_SLOT_UNIT));
+}
+
 /*
  * Whether a slot of [@index, @index + @n) may hold a page in memory, read
  * without their locks: the scans over a whole device (recompression,
  * writeback, idle marking) pass the empty slots a device mostly has
- * without taking each one's lock. In a run of the swap benchmark (15 MiB
- * stored on a 1 GiB device) the lock, test and unlock of the 258k empty
+ * without taking each one's lock. In a profile (15 MiB stored on a 1 GiB
+ * device) the lock, test and unlock of the 258k empty
  * slots cost recompression about 5% of its CPU, more than zram's whole
  * loop. A hint: a page stored after the peek is left to the next pass,
  * as one stored after the slot's lock was let go would be; a slot that
@@ -157,7 +164,7 @@ unsigned long zb_slots_next_stored(struct zb_swapdev *z, unsigned long index,
 		const struct zb_slot *s = &z->slots[index];
 
 		/* unlocked on purpose: a hint, decided again under the lock */
-		if (data_race(s->handle) || (data_race(s->flags) & BIT(ZB_SLOT_UNIT)))
+		if (slot_holds(data_race(s->handle), data_race(s->flags)))
 			break;
 	}
 	return index;
@@ -236,7 +243,7 @@ void zb_slot_free(struct zb_swapdev *z, unsigned long index)
 /* Stored (not empty, not same-filled), in memory, not being written back. */
 static bool slot_in_memory(struct zb_slot *s)
 {
-	return (s->handle || slot_test(s, ZB_SLOT_UNIT)) &&
+	return slot_holds(s->handle, s->flags) &&
 	       !(s->flags & (BIT(ZB_SLOT_SAME) | BIT(ZB_SLOT_WB) | BIT(ZB_SLOT_UNDER_WB)));
 }
 

@@ -408,6 +408,8 @@ static bool wb_any_left(struct zb_swapdev *z, unsigned long index, unsigned long
 
 		if (!zb_slots_maybe_stored(z, index, last - index)) {
 			index = last;	/* empty: nothing to lock */
+			if (!(last % 1024))
+				cond_resched();
 			continue;
 		}
 		zb_slots_lock(z, index, last - index);
@@ -441,6 +443,8 @@ static void wb_choose(struct zb_swapdev *z, struct zb_wb *wb, unsigned long *ind
 		last = min(end, round_down(first, z->unit_pages) + z->unit_pages);
 		if (!zb_slots_maybe_stored(z, first, last - first)) {
 			*index = last;	/* empty: nothing to lock */
+			if (!(last % 1024))
+				cond_resched();
 			continue;
 		}
 		zb_slots_lock(z, first, last - first);

@@ -247,17 +247,19 @@ TEST(SwapdevRecompress, RealDataShrinksAndReadsBack)
 // The scans over a whole device (idle marking, recompression, writeback)
 // pass its empty slots without taking their locks
 // (zb_slots_next_stored()): pages in runs of every length between holes,
-// at the device's first and last pages and across unit boundaries, are
-// each marked, tried and written back, once, and read back.
+// at the device's first and last pages, across unit boundaries and
+// across the end of a recompression batch's scan (ZB_RC_SCAN, 16384
+// pages), are each marked, tried and written back, once, and read back.
 TEST(SwapdevRecompress, ScansFindEveryPageBetweenHoles)
 {
 	auto disk = backing_disk(16384);
 	ASSERT_FALSE(disk.empty()) << "no block device to write back to";
-	// runs of pages: {first page, pages} on a 32 MiB device (8192 pages)
+	// runs of pages: {first page, pages} on a 72 MiB device (18432 pages)
 	const std::vector<std::pair<size_t, size_t>> runs = {
 		{0, 1}, {2, 2}, {5, 3}, {8, 4}, {13, 1}, {100, 5}, {1000, 16},
-		{2047, 1}, {4096, 8}, {8000, 64}, {8191, 1}};
-	std::vector<uint8_t> img(32 << 20);	// what the device holds: zeros elsewhere
+		{2047, 1}, {4096, 8}, {8000, 64}, {8191, 1}, {16382, 4}, {16390, 1},
+		{18431, 1}};
+	std::vector<uint8_t> img(72 << 20);	// what the device holds: zeros elsewhere
 	size_t pages = 0;
 	for (size_t r = 0; r < runs.size(); r++) {
 		auto data = zbatch::generate(zbatch::Pattern::Text, runs[r].second * 4096, 40 + r);
@@ -266,13 +268,17 @@ TEST(SwapdevRecompress, ScansFindEveryPageBetweenHoles)
 	}
 	for (const char *unit : {"4k", "16k"}) {
 		SCOPED_TRACE(unit);
-		RcDev d(unit, "lz4", "zstd", disk);
+		RcDev d(unit, "lz4", "zstd", disk, "72M");
+		uint64_t units = d.unit_stat("units");
 		for (const auto &[first, n] : runs) {
 			std::vector<uint8_t> run(img.begin() + first * 4096,
 						 img.begin() + (first + n) * 4096);
 			write_thp(d.path, run, static_cast<off_t>(first * 4096));
 		}
 		ASSERT_EQ(d.stored_pages(), pages) << "a page of the runs is not stored";
+		if (!strcmp(unit, "16k")) {
+			EXPECT_GT(d.unit_stat("units") - units, 0u) << "no run was stored as a unit";
+		}
 		ASSERT_EQ(sysfs_write(d.dir + "/idle", "all"), 0);
 		ASSERT_EQ(sysfs_write(d.dir + "/recompress", "type=idle"), 0);
 		EXPECT_EQ(d.rs().at(1), pages) << "marked idle and tried: every page, once";
