@@ -317,7 +317,7 @@ void zb_slot_unlock(struct zb_swapdev *z, unsigned long index);
 /* @n slots from @index, in index order: every multi-slot locker's order. */
 void zb_slots_lock(struct zb_swapdev *z, unsigned long index, unsigned int n);
 void zb_slots_unlock(struct zb_swapdev *z, unsigned long index, unsigned int n);
-bool zb_slots_maybe_stored(struct zb_swapdev *z, unsigned long index, unsigned int n);
+/* The first slot from @index on that may hold a page, read unlocked (may sleep). */
 unsigned long zb_slots_next_stored(struct zb_swapdev *z, unsigned long index,
 				   unsigned long end);
 /* Under the slot's lock: what it holds; a RAW or PAGE slot's bytes. */

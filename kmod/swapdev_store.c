@@ -140,23 +140,22 @@ static bool slot_holds(unsigned long handle, unsigned long flags)
 }
 
 /*
- * Whether a slot of [@index, @index + @n) may hold a page in memory, read
- * without their locks: the scans over a whole device (recompression,
- * writeback, idle marking) pass the empty slots a device mostly has
- * without taking each one's lock. In a profile (15 MiB stored on a 1 GiB
- * device) the lock, test and unlock of the 258k empty
- * slots cost recompression about 5% of its CPU, more than zram's whole
- * loop. A hint: a page stored after the peek is left to the next pass,
- * as one stored after the slot's lock was let go would be; a slot that
- * may hold one (a handle, or a unit's page: what slot_in_memory() asks
- * first) is decided under its lock.
+ * The first slot of [@index, @end) that may hold a page in memory; else
+ * @end (@index when past it). Read without the slots' locks: the scans
+ * over a whole device (recompression, writeback, idle marking) pass the
+ * empty slots a device mostly has without taking each one's lock (in a
+ * profile, 15 MiB stored on a 1 GiB device, locking and testing the 258k
+ * empty slots cost recompression about 5% of its CPU, more than zram's
+ * whole loop). A hint: a page stored after the peek is left to the next
+ * pass, as one stored after the slot's lock was let go would be; a slot
+ * that may hold one (slot_holds(): what slot_in_memory() asks first) or
+ * is locked (being changed: a recompression's store frees a slot before
+ * it sets the new handle) is decided under its lock. The flags are read
+ * before the handle, so that a store between the reads is seen by one;
+ * what is missed is a slot locked, emptied and refilled entirely between
+ * them. Called with no slot locked: yields every 1024 slots, so that a
+ * long empty stretch needs no resched of the caller's.
  */
-bool zb_slots_maybe_stored(struct zb_swapdev *z, unsigned long index, unsigned int n)
-{
-	return zb_slots_next_stored(z, index, index + n) < index + n;
-}
-
-/* The first slot of [@index, @end) that may hold a page (as above); else @end (@index past it). */
 unsigned long zb_slots_next_stored(struct zb_swapdev *z, unsigned long index,
 				   unsigned long end)
 {
@@ -164,8 +163,15 @@ unsigned long zb_slots_next_stored(struct zb_swapdev *z, unsigned long index,
 		const struct zb_slot *s = &z->slots[index];
 
 		/* unlocked on purpose: a hint, decided again under the lock */
-		if (slot_holds(data_race(s->handle), data_race(s->flags)))
+		unsigned long flags = data_race(READ_ONCE(s->flags));
+
+		if (flags & BIT(ZB_SLOT_LOCK))
+			break;		/* being changed: the lock decides */
+		/* unlocked on purpose, after the flags (above) */
+		if (slot_holds(data_race(READ_ONCE(s->handle)), flags))
 			break;
+		if (!(index % 1024))
+			cond_resched();
 	}
 	return index;
 }

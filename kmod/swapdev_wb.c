@@ -403,15 +403,14 @@ static bool wb_any_left(struct zb_swapdev *z, unsigned long index, unsigned long
 			unsigned int mode)
 {
 	while (index < end) {
-		unsigned long last = min(end, round_down(index, z->unit_pages) + z->unit_pages);
-		unsigned long fits;
+		unsigned long first, last, fits;
 
-		if (!zb_slots_maybe_stored(z, index, last - index)) {
-			index = last;	/* empty: nothing to lock */
-			if (!(last % 1024))
-				cond_resched();
-			continue;
-		}
+		first = zb_slots_next_stored(z, index, end);	/* past empty slots */
+		if (first >= end)
+			break;
+		/* from the unit's first page: a peek may land inside a unit */
+		index = max(index, round_down(first, z->unit_pages));
+		last = min(end, round_down(index, z->unit_pages) + z->unit_pages);
 		zb_slots_lock(z, index, last - index);
 		fits = wb_region_fits(z, index, last, mode);
 		zb_slots_unlock(z, index, last - index);
@@ -431,22 +430,25 @@ static bool wb_any_left(struct zb_swapdev *z, unsigned long index, unsigned long
  * what the limit still allows): a batch that cannot take a whole region
  * takes what it can of it. *@index moves past the regions looked at; a region that
  * does not fit the batch waits for the next (without @cut, when the
- * batch is empty, the blocks left cannot hold it: *@index stays).
+ * batch is empty, the blocks left cannot hold it: *@index moves only
+ * past the empty slots before it).
  */
 static void wb_choose(struct zb_swapdev *z, struct zb_wb *wb, unsigned long *index,
 		      unsigned long end, unsigned int mode, unsigned int max, bool cut)
 {
 	while (*index < end && wb->n < max) {
-		unsigned long i, first = *index, last, fits;
+		unsigned long i, first, last, fits;
 		unsigned int k;
 
-		last = min(end, round_down(first, z->unit_pages) + z->unit_pages);
-		if (!zb_slots_maybe_stored(z, first, last - first)) {
-			*index = last;	/* empty: nothing to lock */
-			if (!(last % 1024))
-				cond_resched();
-			continue;
+		first = zb_slots_next_stored(z, *index, end);	/* past empty slots */
+		if (first >= end) {
+			*index = end;	/* nothing left */
+			break;
 		}
+		/* from the unit's first page: a peek may land inside a unit */
+		first = max(*index, round_down(first, z->unit_pages));
+		*index = first;
+		last = min(end, round_down(first, z->unit_pages) + z->unit_pages);
 		zb_slots_lock(z, first, last - first);
 		fits = wb_region_fits(z, first, last, mode);
 		k = hweight_long(fits);
@@ -768,18 +770,18 @@ out:
 static int zb_mark_idle(struct zb_swapdev *z, u32 age)
 {
 	u32 now = zb_slot_now();
-	unsigned long i;
+	unsigned long i, end;
 	int ret = 0;
 
-	for (i = 0; i < z->nr_pages && !ret; i++) {
-		/* an empty slot is neither marked nor unmarked */
-		if (zb_slots_maybe_stored(z, i, 1)) {
+	/* 1024 slots at a time; an empty slot is neither marked nor unmarked */
+	for (i = 0; i < z->nr_pages && !ret; i = end) {
+		end = min(z->nr_pages, i + 1024);
+		for (i = zb_slots_next_stored(z, i, end); i < end;
+		     i = zb_slots_next_stored(z, i + 1, end)) {
 			zb_slot_lock(z, i);
 			zb_slot_mark_idle(z, i, age, now);
 			zb_slot_unlock(z, i);
 		}
-		if (i % 1024)
-			continue;
 		cond_resched();
 		ret = zb_ended();
 	}
