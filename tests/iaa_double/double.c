@@ -28,6 +28,13 @@
  * and no callback, as iaa_crypto after its software fallback); @offline:
  * every call fails with -ENODEV, as iaa_crypto once its last WQ is
  * unbound.
+ *
+ * Counters (read-only parameters, since the double was loaded):
+ * submitted, completed, errors, lost, sync_completions, inflight and
+ * max_inflight (requests), busy_compress_ns and busy_decompress_ns (the
+ * software codec's time), tfms (transforms allocated: zbatch's executor
+ * probes each one it attaches with 3 requests at most, which
+ * scripts/guest-load's iaa_reached() discounts).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
