@@ -1919,6 +1919,7 @@ static int zb_remove(struct zb_swapdev *z)
 	del_gendisk(z->disk);
 	zb_rc_stop(z);		/* its attributes are gone: it stays stopped */
 	down_write(&z->init_lock);
+	zb_rc_destroy(z);
 	streams_destroy(z);
 	zb_store_destroy(z);
 	zb_bd_destroy(z);

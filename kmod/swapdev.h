@@ -153,9 +153,16 @@ struct zb_backing {
  */
 #define ZB_RC_INTERVAL		60	/* s, the default */
 #define ZB_RC_INTERVAL_MAX	86400
+struct zb_rc;
+
 struct zb_recomp {
 	struct mutex lock;		/* @thread, @budget's writers */
 	struct mutex run;		/* one recompression batch at a time */
+	/*
+	 * Under @run: the batches' buffers and I/O context, from the first
+	 * batch (writer's or thread's) to the device's removal.
+	 */
+	struct zb_rc *buf;
 	struct task_struct *thread;	/* the background thread, NULL: none */
 	wait_queue_head_t wait;		/* its sleeps; kthread_stop() ends them */
 	unsigned int budget;		/* percent of one CPU, 0: no thread */
@@ -403,6 +410,7 @@ extern struct device_attribute dev_attr_recomp_algorithm, dev_attr_recompress,
 	dev_attr_recomp_budget, dev_attr_recomp_interval, dev_attr_recomp_stat;
 void zb_rc_init(struct zb_swapdev *z);
 void zb_rc_stop(struct zb_swapdev *z);
+void zb_rc_destroy(struct zb_swapdev *z);
 
 /* swapdev.c */
 bool zb_is_swapdev(struct block_device *bdev);

@@ -11,8 +11,9 @@
  * Recompression works in batches, as writeback: it chooses up to
  * ZB_RC_BATCH pages (zb_slot_rc_choose(); a unit only whole, all of its
  * pages fitting), decompresses them on the device's read path
- * (zb_read_chosen()), compresses them with the secondary codec as one
- * batch of the batch core, and only then replaces each object that came out smaller, if its slots
+ * (zb_read_chosen()), compresses them with the secondary codec (one by
+ * one on this CPU; a batch where IAA serves the codec: rc_compress()),
+ * and only then replaces each object that came out smaller, if its slots
  * still hold what was chosen (zb_store_recompressed()). One that the
  * secondary codec does not shrink (in zsmalloc's size classes: what the
  * memory is) is marked incompressible: not tried again; "writeback
@@ -42,7 +43,9 @@
  * pages a batch chose carry a mark that only one batch may own, and
  * every batch lets its marks go before it ends: a writer waits for the
  * batch running; the thread ends its pass when it finds a batch
- * running), then slot locks. Both take them a batch at a time.
+ * running; it also guards the batches' buffers, rc.buf, kept from the
+ * first batch to the device's removal), then slot locks. Both take them
+ * a batch at a time.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -57,6 +60,7 @@
 #include <linux/vmalloc.h>
 #include <linux/zsmalloc.h>
 
+#include "batch.h"
 #include "codec.h"
 #include "swapdev.h"
 
@@ -113,11 +117,8 @@ static void rc_free(struct zb_rc *rc)
 	kvfree(rc);
 }
 
-/*
- * Under init_lock (read), disksize set, a secondary codec. @keep_idle:
- * the thread's, which leaves the operator's idle marks as they are.
- */
-static struct zb_rc *rc_alloc(struct zb_swapdev *z, bool keep_idle)
+/* Under init_lock (read), disksize set, a secondary codec. */
+static struct zb_rc *rc_alloc(struct zb_swapdev *z)
 {
 	struct zb_rc *rc = kvzalloc(sizeof(*rc), GFP_KERNEL);
 	unsigned int i;
@@ -131,10 +132,35 @@ static struct zb_rc *rc_alloc(struct zb_swapdev *z, bool keep_idle)
 		rc_free(rc);
 		return NULL;
 	}
-	rc->keep_idle = keep_idle;
 	for (i = 0; i < ZB_RC_BATCH; i++)
 		rc->buf[i] = rc->mem + i * PAGE_SIZE;
 	return rc;
+}
+
+/*
+ * The device's batch buffers (rc.buf), allocated by its first batch and
+ * kept: a run, or the thread's pass, allocating and zeroing its own
+ * (about 1.7 MiB with zstd's workspace) cost as much CPU as a few dozen
+ * pages' recompression. Under init_lock (read) and rc.run, disksize
+ * set, a secondary codec (neither changes once disksize is set). NULL
+ * when short of memory. @keep_idle: the thread's batch, which leaves the
+ * operator's idle marks as they are.
+ */
+static struct zb_rc *rc_get(struct zb_swapdev *z, bool keep_idle)
+{
+	lockdep_assert_held(&z->rc.run);
+	if (!z->rc.buf)
+		z->rc.buf = rc_alloc(z);
+	if (z->rc.buf)
+		z->rc.buf->keep_idle = keep_idle;
+	return z->rc.buf;
+}
+
+/* The device is going (zb_remove(), under init_lock (write)). */
+void zb_rc_destroy(struct zb_swapdev *z)
+{
+	rc_free(z->rc.buf);
+	z->rc.buf = NULL;
 }
 
 /*
@@ -234,25 +260,36 @@ static void rc_release(struct zb_swapdev *z, struct zb_rc *rc, const bool *incom
 	rc->pages = 0;
 }
 
-/* Compress every object chosen with the secondary codec, as one batch. */
+/*
+ * Compress every object chosen with the secondary codec: one by one on
+ * this CPU where the software codec runs it (what a batch of the batch
+ * core would do with ZBATCH_KF_SUBMITTER, without building it: nobody
+ * waits for recompression, and a hand-off costs CPU), as one batch where
+ * a device executor (IAA) serves the codec.
+ */
 static void rc_compress(struct zb_swapdev *z, struct zb_rc *rc)
 {
+	int level = zbatch_codec_level_norm(z->codec2, z->level2);
+	bool here = !zbatch_device_serves(z->codec2);
 	unsigned int o;
 
-	/* on this CPU: nobody waits for it, and a hand-off costs CPU */
 	zbatch_batch_init(&rc->batch, z->codec2, ZBATCH_KF_ASYNC_IRQ | ZBATCH_KF_SUBMITTER);
 	rc->batch.ctx = zb_io_ctx(rc->io);
-	rc->batch.level = zbatch_codec_level_norm(z->codec2, z->level2);
+	rc->batch.level = level;
 	for (o = 0; o < rc->n; o++) {
 		struct zb_rc_obj *ob = &rc->obj[o];
+		struct zbatch_req *req = &rc->req[o];
 
 		/* no more room than it has now: what does not fit saves nothing */
-		zbatch_req_init(&rc->req[o], ZBATCH_OP_COMPRESS, rc->buf[ob->first],
+		zbatch_req_init(req, ZBATCH_OP_COMPRESS, rc->buf[ob->first],
 				ob->pages * PAGE_SIZE, rc->out + ob->first * PAGE_SIZE,
 				min_t(unsigned int, ob->len, ob->pages * PAGE_SIZE));
-		zbatch_batch_add(&rc->batch, &rc->req[o]);
+		if (here)
+			zbatch_run_inline(rc->batch.ctx, req, z->codec2, level);
+		else
+			zbatch_batch_add(&rc->batch, req);
 	}
-	if (zbatch_submit(&rc->batch) == -EINPROGRESS)
+	if (!here && zbatch_submit(&rc->batch) == -EINPROGRESS)
 		zbatch_wait(&rc->batch);
 }
 
@@ -392,9 +429,9 @@ static void rc_pass(struct zb_swapdev *z, struct zb_rc_pace *p)
 		.now = zb_slot_now(),
 	};
 	unsigned long index = 0;
-	struct zb_rc *rc = NULL;
 
 	while (!kthread_should_stop()) {
+		struct zb_rc *rc;
 		unsigned int budget = READ_ONCE(z->rc.budget);
 		int ret;
 
@@ -417,17 +454,16 @@ static void rc_pass(struct zb_swapdev *z, struct zb_rc_pace *p)
 			up_read(&z->init_lock);
 			break;
 		}
-		if (!rc)
-			rc = rc_alloc(z, true);
 		/*
-		 * Short of memory (the next pass tries again), or a writer's
-		 * batch running (its run was not yet counted): this pass ends.
+		 * A writer's batch running (its run was not yet counted), or
+		 * short of memory (the next pass tries again): this pass ends.
 		 */
-		if (!rc || !mutex_trylock(&z->rc.run)) {
+		if (!mutex_trylock(&z->rc.run)) {
 			up_read(&z->init_lock);
 			break;
 		}
-		ret = rc_batch(z, rc, &index, &a);
+		rc = rc_get(z, true);
+		ret = rc ? rc_batch(z, rc, &index, &a) : -ENOMEM;
 		mutex_unlock(&z->rc.run);
 		up_read(&z->init_lock);
 		rc_pace(z, p, budget);
@@ -435,7 +471,6 @@ static void rc_pass(struct zb_swapdev *z, struct zb_rc_pace *p)
 			break;		/* the next pass; a read error skips its batch */
 		try_to_freeze();
 	}
-	rc_free(rc);
 }
 
 /*
@@ -641,10 +676,7 @@ static ssize_t recompress_store(struct device *d, struct device_attribute *attr,
 		ret = -EINVAL;	/* not the secondary codec */
 		goto out;
 	}
-	rc = rc_alloc(z, false);
 	up_read(&z->init_lock);
-	if (!rc)
-		return -ENOMEM;
 	/*
 	 * A batch at a time under init_lock (read; disksize, once set, stays)
 	 * and rc.run, so that configuration writers and the thread wait a
@@ -669,7 +701,8 @@ static ssize_t recompress_store(struct device *d, struct device_attribute *attr,
 			ret = -ERESTARTSYS;
 			break;
 		}
-		ret = rc_batch(z, rc, &index, &a);
+		rc = rc_get(z, false);
+		ret = rc ? rc_batch(z, rc, &index, &a) : -ENOMEM;
 		mutex_unlock(&z->rc.run);
 		up_read(&z->init_lock);
 		if (ret == -EIO) {
@@ -683,7 +716,6 @@ static ssize_t recompress_store(struct device *d, struct device_attribute *attr,
 	rc_charge(z, &last);
 	if (atomic_dec_and_test(&z->rc.writers))
 		wake_up(&z->rc.wait);	/* the thread's pass goes on */
-	rc_free(rc);
 	if (!ret && eio)
 		ret = -EIO;
 	return ret ?: len;
