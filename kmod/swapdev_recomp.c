@@ -22,7 +22,8 @@
  * both codecs at disksize).
  *
  * Its batches run on the CPU of whoever runs it, not on the engines
- * (ZBATCH_KF_SUBMITTER; IAA takes them where it serves the codec):
+ * (object by object; as a batch with ZBATCH_KF_SUBMITTER where IAA
+ * serves the codec, which IAA takes):
  * nobody waits for recompression, and a hand-off costs CPU (wake-ups,
  * the engines' spin) that it need not pay: on 2 vCPUs, handing its
  * batches to the engines took 1.5 times the CPU of the codec work alone
@@ -148,6 +149,7 @@ static struct zb_rc *rc_alloc(struct zb_swapdev *z)
  */
 static struct zb_rc *rc_get(struct zb_swapdev *z, bool keep_idle)
 {
+	lockdep_assert_held(&z->init_lock);
 	lockdep_assert_held(&z->rc.run);
 	if (!z->rc.buf)
 		z->rc.buf = rc_alloc(z);
@@ -159,6 +161,7 @@ static struct zb_rc *rc_get(struct zb_swapdev *z, bool keep_idle)
 /* The device is going (zb_remove(), under init_lock (write)). */
 void zb_rc_destroy(struct zb_swapdev *z)
 {
+	lockdep_assert_held_write(&z->init_lock);
 	rc_free(z->rc.buf);
 	z->rc.buf = NULL;
 }
@@ -273,9 +276,12 @@ static void rc_compress(struct zb_swapdev *z, struct zb_rc *rc)
 	bool here = !zbatch_device_serves(z->codec2);
 	unsigned int o;
 
-	zbatch_batch_init(&rc->batch, z->codec2, ZBATCH_KF_ASYNC_IRQ | ZBATCH_KF_SUBMITTER);
-	rc->batch.ctx = zb_io_ctx(rc->io);
-	rc->batch.level = level;
+	if (!here) {
+		zbatch_batch_init(&rc->batch, z->codec2,
+				  ZBATCH_KF_ASYNC_IRQ | ZBATCH_KF_SUBMITTER);
+		rc->batch.ctx = zb_io_ctx(rc->io);
+		rc->batch.level = level;
+	}
 	for (o = 0; o < rc->n; o++) {
 		struct zb_rc_obj *ob = &rc->obj[o];
 		struct zbatch_req *req = &rc->req[o];
@@ -285,7 +291,7 @@ static void rc_compress(struct zb_swapdev *z, struct zb_rc *rc)
 				ob->pages * PAGE_SIZE, rc->out + ob->first * PAGE_SIZE,
 				min_t(unsigned int, ob->len, ob->pages * PAGE_SIZE));
 		if (here)
-			zbatch_run_inline(rc->batch.ctx, req, z->codec2, level);
+			zbatch_run_inline(zb_io_ctx(rc->io), req, z->codec2, level);
 		else
 			zbatch_batch_add(&rc->batch, req);
 	}
@@ -454,14 +460,12 @@ static void rc_pass(struct zb_swapdev *z, struct zb_rc_pace *p)
 			up_read(&z->init_lock);
 			break;
 		}
-		/*
-		 * A writer's batch running (its run was not yet counted), or
-		 * short of memory (the next pass tries again): this pass ends.
-		 */
+		/* a writer's batch running (its run was not yet counted): ends */
 		if (!mutex_trylock(&z->rc.run)) {
 			up_read(&z->init_lock);
 			break;
 		}
+		/* short of memory: ends below (the next pass tries again) */
 		rc = rc_get(z, true);
 		ret = rc ? rc_batch(z, rc, &index, &a) : -ENOMEM;
 		mutex_unlock(&z->rc.run);
