@@ -479,6 +479,52 @@ TEST(SwapdevRecompress, CompressorErrorsLeaveObjectsAsTheyWere)
 	}
 }
 
+// Recompression's compressions run where the secondary codec runs
+// (rc_compress()): one by one on the writer's CPU with the software
+// codecs (inline runs: one to compress each object, one to read each
+// that is not stored raw), as one batch on the IAA executor where it
+// serves the codec (the swapdev-iaa tier: deflate on the test double;
+// its requests, and only the reads inline). Either way real data shrinks and reads back (the
+// executor's deflate stream decompressed by the software codec on the
+// read path). lz4 below, deflate as the secondary codec, 4k units (one
+// object a page); no device executor for lz4 in any tier.
+TEST(SwapdevRecompressExecutor, CompressesOnTheCpuOrOnTheDeviceServingTheCodec)
+{
+	const bool iaa = sysfs_read(kSys + "/iaa/state").find("[online]") != std::string::npos &&
+			 sysfs_read(kSys + "/iaa/codec").rfind("deflate", 0) == 0;
+	auto iaa_requests = [] {
+		return zbatch::parse_kv(sysfs_read(kSys + "/iaa/stats"))["requests"];
+	};
+	auto data = zbatch::generate(zbatch::Pattern::Real, 2 << 20, 19);
+	RcDev d("4k", "lz4", "deflate");
+	write_thp(d.path, data);
+	uint64_t before = d.compr_bytes();
+	const int64_t raw = static_cast<int64_t>(d.nums("mm_stat").at(7));	// huge_pages
+	auto s0 = debug_stats();
+	auto r0 = iaa_requests();
+	ASSERT_EQ(sysfs_write(d.dir + "/recompress", "\n"), 0);
+	auto s1 = debug_stats();
+	int64_t requests = iaa_requests() - r0;
+	int64_t inline_runs = s1["inline_runs"] - s0["inline_runs"];
+	auto rs = d.rs();
+	int64_t tried = static_cast<int64_t>(rs.at(1));
+	std::cout << (iaa ? "IAA serves deflate" : "software deflate") << ": " << tried
+		  << " tried (" << raw << " stored raw), " << rs.at(2) << " recompressed, " << inline_runs
+		  << " inline runs, " << requests << " IAA requests\n";
+	ASSERT_GT(tried, 256);
+	EXPECT_GT(rs.at(2), static_cast<uint64_t>(tried / 2)) << "deflate shrinks most of lz4's pages";
+	EXPECT_EQ(before - d.compr_bytes(), rs.at(4)) << "mm_stat and recomp_stat disagree";
+	if (iaa) {
+		EXPECT_GE(requests, tried) << "compressions not sent to the IAA executor";
+		EXPECT_EQ(inline_runs, tried - raw) << "compressions run inline though IAA serves deflate";
+	} else {
+		EXPECT_EQ(requests, 0) << "IAA requests with no IAA executor serving deflate";
+		EXPECT_EQ(inline_runs, 2 * tried - raw) << "reads and compressions not run inline";
+	}
+	EXPECT_TRUE(reads_back(d.path, data)) << "recompressed pages did not read back";
+	EXPECT_GE(d.unit_stat("secondary_reads"), rs.at(2));
+}
+
 // The background thread at budget 100 (no pacing sleeps) in a pass of
 // several seconds does not hold up a suspend: the freezer takes it
 // between batches (pm_test "freezer", 1 s timeout), the pass goes on
