@@ -502,13 +502,15 @@ TEST(SwapdevRecompressExecutor, CompressesOnTheCpuOrOnTheDeviceServingTheCodec)
 	const int64_t raw = static_cast<int64_t>(d.nums("mm_stat").at(7));	// huge_pages
 	auto s0 = debug_stats();
 	auto r0 = iaa_requests();
+	auto blamed = [&s0] { return debug_stats()["device_errors"] - s0["device_errors"]; };
 	ASSERT_EQ(sysfs_write(d.dir + "/recompress", "\n"), 0);
 	auto s1 = debug_stats();
 	int64_t requests = iaa_requests() - r0;
 	int64_t inline_runs = s1["inline_runs"] - s0["inline_runs"];
 	auto rs = d.rs();
 	int64_t tried = static_cast<int64_t>(rs.at(1));
-	std::cout << (iaa ? "IAA serves deflate" : "software deflate") << ": " << tried
+	std::cout << (iaa ? "IAA serves deflate" : "software deflate") << ": " << blamed()
+		  << " device errors, " << tried
 		  << " tried (" << raw << " stored raw), " << rs.at(2) << " recompressed, " << inline_runs
 		  << " inline runs, " << requests << " IAA requests\n";
 	ASSERT_GT(tried, 256);
@@ -517,6 +519,12 @@ TEST(SwapdevRecompressExecutor, CompressesOnTheCpuOrOnTheDeviceServingTheCodec)
 	if (iaa) {
 		EXPECT_GE(requests, tried) << "compressions not sent to the IAA executor";
 		EXPECT_EQ(inline_runs, tried - raw) << "compressions run inline though IAA serves deflate";
+		// IAA's fixed Huffman compresses worse than software: output past
+		// the object's size now is the device's answer (an overflow, not
+		// redone), not its error. Left: a page whose fixed-Huffman stream
+		// is no smaller than the page where software's fits (2 here;
+		// with the room the object's size, 117 were blamed and redone).
+		EXPECT_LT(blamed(), tried / 20) << "overflows counted as device errors";
 	} else {
 		EXPECT_EQ(requests, 0) << "IAA requests with no IAA executor serving deflate";
 		EXPECT_EQ(inline_runs, 2 * tried - raw) << "reads and compressions not run inline";
