@@ -256,6 +256,7 @@ static void finish_record(struct acx_slot *s, int err)
 				 ZBATCH_CR_ERR_COMP_OVERFLOW, 0, 0);
 		return;
 	}
+	/* a decompress (a compress's was an overflow above) */
 	if (!err && s->areq->dlen > s->desc->max_dst_size)
 		err = -EIO;	/* more than the room it was given: not believed */
 	if (!err) {

@@ -26,7 +26,8 @@ enum zbatch_stat {
 	ZST_HELPER_MISSES,	/* ... run by others: no engine in time */
 	ZST_YIELDS,		/* ... given back by an engine whose CPU got busy */
 	ZST_INLINE_BATCHES,	/* batches run on the submitter only */
-	ZST_INLINE,		/* run on the calling CPU by request (acomp, one-page swap I/O) */
+	/* on the calling CPU by request: acomp, one-page swap I/O, direct reads, recompression */
+	ZST_INLINE,
 	ZST_INLINE_ATOMIC,	/* ... from a caller that cannot sleep */
 	ZST_DEVICE_ERRORS,	/* a WQ's record said the device failed: redone */
 	ZST_BAD_INPUT,		/* ... and software failed the same: the data */
