@@ -70,15 +70,29 @@
  * The device reads and writes bounce buffers, never the caller's: a
  * request abandoned at its timeout may still be read or written by the
  * device later, and by then the caller has freed its buffers. A slot has
- * a page each way; a request over a page borrows one of the instance's
- * large pairs (ZBATCH_MAX_LEN each) until its completion, or its late
- * completion. All of them are allocated at attach: nothing is allocated
- * to submit or to complete, and the executor's memory is fixed.
+ * a page in and ACX_PDST out (room for a compress's output past its
+ * input: ACX_SLACK()); a request over a page borrows one of the
+ * instance's large pairs (ZBATCH_MAX_LEN each) until its completion, or
+ * its late completion. All of them are allocated at attach: nothing is
+ * allocated to submit or to complete, and the executor's memory is fixed.
  */
+/*
+ * Room a compress gets past its input: IAA's fixed Huffman codes a
+ * literal in 8 or 9 bits, so data it cannot shrink comes out up to an
+ * eighth larger, plus block headers. With no room for that, iaa_crypto
+ * failed such a page with -EIO (its callback's word for an overflow and
+ * a fault alike), and the core redid it in software, a second deflate
+ * of every page that does not compress; with it, the device's output is
+ * its own answer: no smaller than the input, an overflow.
+ */
+#define ACX_SLACK(n)	((n) / 8 + 64)
+#define ACX_PDST	(2 * PAGE_SIZE)	/* a slot's own destination */
+static_assert(PAGE_SIZE + ACX_SLACK(PAGE_SIZE) <= ACX_PDST);
+
 struct acx_slot {
 	struct acomp_req *areq;
 	struct scatterlist src, dst;
-	u8 *psrc, *pdst;		/* the slot's own page each way */
+	u8 *psrc, *pdst;		/* the slot's own: a page in, ACX_PDST out */
 	u8 *bsrc, *bdst;		/* in use: its pages or a large pair */
 	int big;			/* the large pair in use, or -1 */
 	struct iax_hw_desc *desc;
@@ -345,17 +359,17 @@ static void slot_submit(struct acx_inst *in, struct acx_slot *s,
 {
 	bool comp = d->opcode == IAX_OPCODE_COMPRESS;
 	/*
-	 * A compress gets room for its input, whatever room its caller has
-	 * (a compress no smaller than its input is stored raw: none past
-	 * it). iaa_crypto's callback says -EIO for an overflow and for a
-	 * fault alike; with the caller's room, a device that compresses
-	 * worse than software (6.12's iaa_crypto: fixed Huffman) overflowed
-	 * where software then fitted, counted as the device's error and
-	 * redone (recompression, whose room is the object's size now: 117
-	 * of 448 objects of real data on the test double). Output past the
-	 * caller's room is the device's answer: finish_record().
+	 * A compress gets room for its input and ACX_SLACK() past it,
+	 * whatever room its caller has. iaa_crypto's callback says -EIO for
+	 * an overflow and for a fault alike; with the caller's room, a
+	 * device that compresses worse than software (6.12's iaa_crypto:
+	 * fixed Huffman) overflowed where software then fitted, counted as
+	 * the device's error and redone (recompression, whose room is the
+	 * object's size now: 117 of 448 objects of real data on the test
+	 * double). Output past the caller's room, or no smaller than the
+	 * input, is the device's answer: finish_record().
 	 */
-	unsigned int dcap = comp ? d->src1_size : d->max_dst_size;
+	unsigned int dcap = d->max_dst_size;
 	int ret, v;
 
 	s->desc = d;
@@ -365,12 +379,15 @@ static void slot_submit(struct acx_inst *in, struct acx_slot *s,
 	atomic_set_release(&s->state, ((v & ~3) + 4) | SLOT_BUSY);
 	atomic64_inc(&acx.requests);
 	s->big = -1;
-	if (slot_room(in, s, max(d->src1_size, dcap))) {
+	if (slot_room(in, s, comp ? d->src1_size : max(d->src1_size, dcap))) {
 		/* every large bounce pair on the device: software does it */
 		atomic64_inc(&acx.refused);
 		slot_done(s, -ENOMEM);
 		return;
 	}
+	if (comp)
+		dcap = min(d->src1_size + ACX_SLACK(d->src1_size),
+			   s->big < 0 ? ACX_PDST : ZBATCH_MAX_LEN);
 	memcpy(s->bsrc, (void *)(uintptr_t)d->src1_addr, d->src1_size);
 	sg_init_one(&s->src, s->bsrc, d->src1_size);
 	sg_init_one(&s->dst, s->bdst, dcap);
@@ -603,7 +620,7 @@ static struct acx_inst *inst_create(const char *driver, int *err, bool *final)
 
 		s->areq = acomp_request_alloc(in->tfm);
 		s->psrc = kmalloc(PAGE_SIZE, GFP_KERNEL);
-		s->pdst = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		s->pdst = kmalloc(ACX_PDST, GFP_KERNEL);
 		if (!s->areq || !s->psrc || !s->pdst)
 			goto err;
 		s->idx = i;
@@ -952,7 +969,7 @@ static ssize_t stats_show(struct kobject *k, struct kobj_attribute *a, char *buf
 	mutex_lock(&acx.lock);
 	in = acx.inst;
 	if (in)
-		kib = (in->nr * 2 * PAGE_SIZE + in->nr_big * 2 * ZBATCH_MAX_LEN) / 1024;
+		kib = (in->nr * (PAGE_SIZE + ACX_PDST) + in->nr_big * 2 * ZBATCH_MAX_LEN) / 1024;
 	mutex_unlock(&acx.lock);
 	return sysfs_emit(buf, "requests %lld\ndevice_errors %lld\ntimeouts %lld\n"
 			  "refused %lld\nredone %lld\ninflight %d\nslots %u\n"
