@@ -360,7 +360,9 @@ static void slot_submit(struct acx_inst *in, struct acx_slot *s,
 	bool comp = d->opcode == IAX_OPCODE_COMPRESS;
 	/*
 	 * A compress gets room for its input and ACX_SLACK() past it,
-	 * whatever room its caller has. iaa_crypto's callback says -EIO for
+	 * whatever room its caller has, within its bounce buffer (a 64 KiB
+	 * input gets its own size: one IAA cannot shrink is still -EIO,
+	 * redone). iaa_crypto's callback says -EIO for
 	 * an overflow and for a fault alike; with the caller's room, a
 	 * device that compresses worse than software (6.12's iaa_crypto:
 	 * fixed Huffman) overflowed where software then fitted, counted as
