@@ -327,6 +327,8 @@ void zb_slots_unlock(struct zb_swapdev *z, unsigned long index, unsigned int n);
 /* The first slot from @index on that may hold a page, read unlocked (may sleep). */
 unsigned long zb_slots_next_stored(struct zb_swapdev *z, unsigned long index,
 				   unsigned long end);
+/* Where the next unit-sized region worth locking starts, from @index on. */
+unsigned long zb_region_next(struct zb_swapdev *z, unsigned long index, unsigned long end);
 /* Under the slot's lock: what it holds; a RAW or PAGE slot's bytes. */
 void zb_slot_view(struct zb_swapdev *z, unsigned long index, struct zb_view *v);
 void zb_slot_copy(struct zb_swapdev *z, unsigned long index, void *dst);

@@ -201,14 +201,9 @@ static void rc_choose(struct zb_swapdev *z, struct zb_rc *rc, unsigned long *ind
 		unsigned int len, units = 0, fits = 0;
 
 		/* past the empty slots, unlocked (a device is mostly empty) */
-		first = zb_slots_next_stored(z, *index, scan_end);
-		if (first >= scan_end) {
-			*index = first;	/* nothing left in this scan */
-			break;
-		}
-		/* from the unit's first page: a peek may land inside a unit */
-		first = max(*index, round_down(first, z->unit_pages));
-		*index = first;
+		*index = first = zb_region_next(z, *index, scan_end);
+		if (first >= scan_end)
+			break;		/* nothing left in this scan */
 		last = min(z->nr_pages, round_down(first, z->unit_pages) + z->unit_pages);
 		if (rc->pages + (last - first) > ZB_RC_BATCH)
 			return;		/* the next batch takes it */

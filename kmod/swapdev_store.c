@@ -176,6 +176,21 @@ unsigned long zb_slots_next_stored(struct zb_swapdev *z, unsigned long index,
 	return index;
 }
 
+/*
+ * The first slot of [@index, @end) that may hold a page
+ * (zb_slots_next_stored()), moved back to its unit's first page but not
+ * before @index: a peek may land inside a unit (a recompression's store
+ * empties a unit's slots before refilling them), and a region is locked
+ * and judged from its unit's first page. @end when there is none
+ * (@index when past it). The scans' one way to their next region.
+ */
+unsigned long zb_region_next(struct zb_swapdev *z, unsigned long index, unsigned long end)
+{
+	unsigned long next = zb_slots_next_stored(z, index, end);
+
+	return next >= end ? next : max(index, round_down(next, z->unit_pages));
+}
+
 static bool slot_test(struct zb_slot *s, int bit)
 {
 	return test_bit(bit, &s->flags);

@@ -403,13 +403,11 @@ static bool wb_any_left(struct zb_swapdev *z, unsigned long index, unsigned long
 			unsigned int mode)
 {
 	while (index < end) {
-		unsigned long first, last, fits;
+		unsigned long last, fits;
 
-		first = zb_slots_next_stored(z, index, end);	/* past empty slots */
-		if (first >= end)
+		index = zb_region_next(z, index, end);	/* past empty slots */
+		if (index >= end)
 			break;
-		/* from the unit's first page: a peek may land inside a unit */
-		index = max(index, round_down(first, z->unit_pages));
 		last = min(end, round_down(index, z->unit_pages) + z->unit_pages);
 		zb_slots_lock(z, index, last - index);
 		fits = wb_region_fits(z, index, last, mode);
@@ -440,14 +438,9 @@ static void wb_choose(struct zb_swapdev *z, struct zb_wb *wb, unsigned long *ind
 		unsigned long i, first, last, fits;
 		unsigned int k;
 
-		first = zb_slots_next_stored(z, *index, end);	/* past empty slots */
-		if (first >= end) {
-			*index = end;	/* nothing left */
-			break;
-		}
-		/* from the unit's first page: a peek may land inside a unit */
-		first = max(*index, round_down(first, z->unit_pages));
-		*index = first;
+		*index = first = zb_region_next(z, *index, end);	/* past empty slots */
+		if (first >= end)
+			break;		/* nothing left */
 		last = min(end, round_down(first, z->unit_pages) + z->unit_pages);
 		zb_slots_lock(z, first, last - first);
 		fits = wb_region_fits(z, first, last, mode);
