@@ -150,6 +150,15 @@ static int lz4_decompress(void *wrk, const void *src, unsigned int slen,
  * zsmalloc objects, cut between blocks, is decompressed object by object
  * where zsmalloc maps it, with no copy. An input of a page or less is
  * plain lz4, so one device keeps pages and units alike.
+ *
+ * A unit that does not fit its room (-ENOSPC) leaves its header saying
+ * what its blocks found, for a caller that stores the pages one by one
+ * (the swap device's unit fallback) and need not compress again what is
+ * known: the length of each block compressed (block 0, compressed with
+ * no dictionary, is plain lz4 of page 0 at offset @n * 2), ZBATCH_LZ4U_NOFIT
+ * for the page whose block did not fit a page (with the unit's earlier
+ * pages as dictionary: alone it would not shrink either, or barely), 0
+ * for the blocks not tried or cut short by the caller's room.
  */
 static int lz4u_compress(void *wrk, int level, const void *src,
 			 unsigned int slen, void *dst, unsigned int *dlen)
@@ -166,13 +175,19 @@ static int lz4u_compress(void *wrk, int level, const void *src,
 	memset(wrk, 0, LZ4_MEM_COMPRESS);	/* LZ4_resetStream(), not exported */
 	for (k = 0; k < n; k++) {
 		/* a block must fit a zsmalloc object, header included */
-		unsigned int room = min(*dlen - off, (unsigned int)PAGE_SIZE - (k ? 0 : off));
+		unsigned int page_room = PAGE_SIZE - (k ? 0 : off);
+		unsigned int room = min(*dlen - off, page_room);
 		int b = LZ4_compress_fast_continue(wrk, src + k * PAGE_SIZE, dst + off,
 						   PAGE_SIZE, room,
 						   level ?: LZ4_ACCELERATION_DEFAULT);
 
-		if (b <= 0)
+		if (b <= 0) {
+			/* what was learnt, for the caller's page-by-page store */
+			len[k] = cpu_to_le16(room == page_room ? ZBATCH_LZ4U_NOFIT : 0);
+			while (++k < n)
+				len[k] = 0;
 			return -ENOSPC;
+		}
 		len[k] = cpu_to_le16(b);
 		off += b;
 	}

@@ -19,6 +19,8 @@
 #define ZBATCH_CODEC_LZ4U	ZBATCH_CODEC_NR
 #define ZBATCH_CODECS_ALL	(ZBATCH_CODEC_NR + 1)
 #define ZBATCH_LZ4U_MAX_BLOCKS	16
+/* In the header a unit that did not fit leaves: a page that did not fit a page. */
+#define ZBATCH_LZ4U_NOFIT	0xffff
 
 struct zbatch_codec_ops {
 	size_t (*wrk_size)(void);

@@ -404,13 +404,46 @@ void zb_comp_error(struct zb_swapdev *z, int err)
 }
 
 /*
+ * Page @p of unit @it, whose lz4 unit compression @req did not fit
+ * (-ENOSPC), when that attempt already says what to store for it
+ * (lz4u_compress(): its header): raw, when its block did not fit a page
+ * or took a huge object's size (alone it would be stored raw, or within
+ * a few bytes of it); page 0's block as it is, being plain lz4 of that
+ * page, when it is smaller (unless verify_compress: nothing verified it).
+ * Return: false (compress the page alone) or true, *@pt what to store.
+ */
+static bool unit_page_known(struct zb_swapdev *z, const struct zb_io *io,
+			    const struct zb_item *it, const struct zbatch_req *req,
+			    unsigned int p, struct zb_put *pt)
+{
+	const __le16 *hdr = req->dst;
+	unsigned int len;
+
+	/* a room too small for the header leaves it unwritten */
+	if (io->codec != ZBATCH_CODEC_LZ4U || req->dlen <= it->pages * sizeof(*hdr))
+		return false;
+	len = le16_to_cpu(hdr[p]);
+	if (len == ZBATCH_LZ4U_NOFIT || (len && len >= zs_huge_class_size(z->pool))) {
+		*pt = (struct zb_put){ it->index + p, 1, PAGE_SIZE, it->src + p * PAGE_SIZE };
+		return true;
+	}
+	if (p || !len || io->batch.job.verify)
+		return false;
+	*pt = (struct zb_put){ it->index, 1, len, hdr + it->pages };
+	return true;
+}
+
+/*
  * What @io's batch gives to store, in index order: a page compressed or
  * raw, a unit, or the pages of a unit that did not save a page (-ENOSPC):
  * those are compressed alone in a second batch on the same stream (the
  * same executors, engines or IAA, as the first, so a retry of the write
  * gets the same lengths), each into its share of the unit's output, raw
- * where it does not compress, same-filled ones stored now: a unit of one
- * incompressible page and three of text keeps what the text saves.
+ * where it does not compress, same-filled ones stored now, and those the
+ * unit's attempt already decided stored as it did (unit_page_known();
+ * fallback_pages_kept): a unit of one incompressible page and three of
+ * text keeps what the text saves, and pays to compress each page about
+ * once, as zram does.
  * Return: how many, in @puts.
  */
 static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_put *puts)
@@ -446,6 +479,11 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 			if (req->status == -ENOSPC && it->pages > 1) {
 				if (zb_page_same_filled(src, &word)) {
 					zb_store_same(z, it->index + p, word);
+					continue;
+				}
+				if (unit_page_known(z, io, it, req, p, &puts[n])) {
+					zb_stat_add(z, ZBS_FALLBACK_KEPT, 1);
+					n++;
 					continue;
 				}
 				dst[k] = (u8 *)req->dst + p * PAGE_SIZE;
@@ -1774,7 +1812,7 @@ static ssize_t unit_stat_show(struct device *d, struct device_attribute *a, char
 			  "write_stalls %llu\nstream_waits %llu\ndirect_reads %llu\n"
 			  "direct_bios %llu\nunit_reads_whole %llu\nunit_reads_part %llu\n"
 			  "units_declined %llu\nwriteback_failed %llu\nbd_read_failed %llu\n"
-			  "secondary_reads %llu\ncopy_ns_per_4k %llu\n",
+			  "secondary_reads %llu\ncopy_ns_per_4k %llu\nfallback_pages_kept %llu\n",
 			  st(z, ZBS_UNITS), st(z, ZBS_UNIT_FALLBACKS), st(z, ZBS_PARTIAL_READS),
 			  st(z, ZBS_PARTIAL_READ_BYTES), st(z, ZBS_PARTIAL_WRITES),
 			  st(z, ZBS_LIMIT_REFUSED), st(z, ZBS_MISS_FREE),
@@ -1784,7 +1822,7 @@ static ssize_t unit_stat_show(struct device *d, struct device_attribute *a, char
 			  st(z, ZBS_UNIT_READS_WHOLE), st(z, ZBS_UNIT_READS_PART),
 			  st(z, ZBS_UNITS_DECLINED), st(z, ZBS_BD_WRITE_FAILED),
 			  st(z, ZBS_BD_READ_FAILED), st(z, ZBS_SECONDARY_READS),
-			  zbatch_cost_of(&z->copy_ns_kib, PAGE_SIZE));
+			  zbatch_cost_of(&z->copy_ns_kib, PAGE_SIZE), st(z, ZBS_FALLBACK_KEPT));
 }
 
 /* Requests per batch of device I/O: "size writes reads", sizes with any. */

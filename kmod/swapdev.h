@@ -106,6 +106,7 @@ enum zb_dev_stat {
 	ZBS_RECOMP_SAVED,	/* bytes recompression saved, ever */
 	ZBS_RECOMP_CPU_NS,	/* CPU time recompression took, ever */
 	ZBS_SECONDARY_READS,	/* objects decompressed with the secondary codec */
+	ZBS_FALLBACK_KEPT,	/* pages of unit_fallbacks stored as the unit's attempt said */
 	ZBS_NR,
 };
 

@@ -310,6 +310,62 @@ TEST(SwapdevIo, UnitThatSavesNoPageIsStoredPageByPageCompressed)
 	}
 }
 
+// A unit that does not fit is stored page by page, but what its own
+// attempt found is not compressed again (fallback_pages_kept): the page
+// whose lz4 block did not fit a page (random data) goes raw, and the first
+// page, which that attempt compressed as plain lz4, goes as it is (unless
+// verify_compress: nothing verified it, so it is compressed again). Every
+// page reads back as written: the unit whole, page by page, and the first
+// page alone (a one-page read decodes its object as plain lz4).
+TEST(SwapdevIo, UnitFallbackKeepsWhatItsAttemptFound)
+{
+	for (const char *unit : {"16k", "64k"}) {
+		for (bool verify : {false, true}) {
+			SCOPED_TRACE(std::string(unit) + (verify ? " verify_compress" : ""));
+			ASSERT_EQ(sysfs_write(kSys + "/verify_compress", verify ? "1" : "0"), 0);
+			Device d(unit);
+			ThpMadvise thp;
+			HugeBuffer b;
+			ASSERT_TRUE(b.p && b.huge()) << "no THP: cannot build a multi-page bvec";
+			const size_t n = std::string(unit) == "16k" ? 4 : 16;
+			auto want = zbatch::generate(zbatch::Pattern::Text, n * kPage, 41);
+			auto rnd = zbatch::generate(zbatch::Pattern::Random, kPage, 42);
+			std::memcpy(want.data() + kPage, rnd.data(), kPage);
+			std::memcpy(b.p, want.data(), want.size());
+			auto before = debug_stats();
+			ASSERT_EQ(::pwrite(d.fd, b.p, n * kPage, 0), ssize_t(n * kPage));
+			auto after = debug_stats();
+			const int64_t kept = verify ? 1 : 2;
+			EXPECT_EQ(d.unit_stat("units"), 0);
+			EXPECT_EQ(d.unit_stat("unit_fallbacks"), 1);
+			EXPECT_EQ(d.unit_stat("fallback_pages_kept"), kept);
+			EXPECT_EQ(after["compress_calls"] - before["compress_calls"],
+				  1 + int64_t(n) - kept)
+				<< "the unit, then each page not kept once";
+			auto mm = d.mm_stat();
+			ASSERT_EQ(mm.size(), 9u);
+			EXPECT_EQ(mm[7], 1u) << "huge_pages: the random page raw";
+			EXPECT_LT(mm[1], kPage + (n - 1) * kPage / 2)
+				<< "compr_data_size: the text pages stored compressed";
+
+			std::memset(b.p, 0xee, n * kPage);
+			ASSERT_EQ(::pread(d.fd, b.p, n * kPage, 0), ssize_t(n * kPage));
+			EXPECT_EQ(std::memcmp(b.p, want.data(), n * kPage), 0) << "read as one bvec";
+			std::vector<uint8_t *> pages;
+			for (size_t i = 0; i < n; i++)
+				pages.push_back(b.p + (2 * n - 1 - i) * kPage);
+			ASSERT_EQ(preadv_pages(d.fd, pages, 0), ssize_t(n * kPage));
+			for (size_t i = 0; i < n; i++)
+				EXPECT_EQ(std::memcmp(pages[i], want.data() + i * kPage, kPage), 0)
+					<< "page " << i << ", read page by page";
+			std::memset(b.p, 0xee, kPage);
+			ASSERT_EQ(::pread(d.fd, b.p, kPage, 0), ssize_t(kPage));
+			EXPECT_EQ(std::memcmp(b.p, want.data(), kPage), 0) << "the first page alone";
+		}
+	}
+	sysfs_write(kSys + "/verify_compress", "0");
+}
+
 // The same with a same-filled page among three random ones (a 16k unit
 // that lz4 cannot shrink by a page): the same-filled page takes no memory.
 TEST(SwapdevIo, SameFilledPageOfAUnitThatSavesNoPageTakesNoMemory)
