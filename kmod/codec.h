@@ -7,9 +7,11 @@
 #define _ZBATCH_CODEC_H
 
 #include <linux/atomic.h>
+#include <linux/build_bug.h>
 #include <linux/types.h>
 #include <uapi/linux/idxd.h>
 #include <uapi/linux/zbatch.h>
+#include <asm/page.h>
 
 /*
  * Codecs inside the module only, past the uapi's (never a batch of
@@ -19,8 +21,12 @@
 #define ZBATCH_CODEC_LZ4U	ZBATCH_CODEC_NR
 #define ZBATCH_CODECS_ALL	(ZBATCH_CODEC_NR + 1)
 #define ZBATCH_LZ4U_MAX_BLOCKS	16
-/* In the header a unit that did not fit leaves: a page that did not fit a page. */
+/*
+ * A header entry of an LZ4U unit that did not fit (lz4u_compress()): this
+ * page's block did not fit a page. Never a block's length.
+ */
 #define ZBATCH_LZ4U_NOFIT	0xffff
+static_assert(PAGE_SIZE < ZBATCH_LZ4U_NOFIT);
 
 struct zbatch_codec_ops {
 	size_t (*wrk_size)(void);
@@ -28,7 +34,14 @@ struct zbatch_codec_ops {
 	/* a workspace that only decompresses (zstd: no cctx); NULL: none */
 	size_t (*dwrk_size)(void);
 	int (*dwrk_init)(void *wrk);	/* NULL: nothing to set up */
-	/* Return 0, -ENOSPC (does not fit), -EBADMSG/-EINVAL (bad stream). */
+	/*
+	 * Return 0, -ENOSPC (does not fit), -EBADMSG/-EINVAL (bad stream).
+	 * On an error @dst holds nothing a caller may use, but for LZ4U's
+	 * -ENOSPC: its header says what the unit's blocks found, for the
+	 * swap device's page-by-page store of that unit (lz4u_compress(),
+	 * unit_page_known()), which zeroes the header first, since an
+	 * -ENOSPC may also come from an executor that never ran the codec.
+	 */
 	/* @level: 0 for the codec's default, else zbatch_codec_level_check()'s */
 	int (*compress)(void *wrk, int level, const void *src,
 			unsigned int slen, void *dst, unsigned int *dlen);

@@ -948,9 +948,29 @@ static const char *lz4u_check(struct zbatch_ctx *ctx, u8 *src, u8 *cmp, u8 *dec)
 	}
 	fill(src, 4 * PAGE_SIZE, PAT_TEXT, 3);
 	fill(src + PAGE_SIZE, PAGE_SIZE, PAT_RANDOM, 4);
+	memset(cmp, ST_POISON, 3 * PAGE_SIZE);
 	zbatch_req_init(&req, ZBATCH_OP_COMPRESS, src, 4 * PAGE_SIZE, cmp, 3 * PAGE_SIZE);
 	if (zbatch_run_inline(ctx, &req, ZBATCH_CODEC_LZ4U, 0) != -ENOSPC)
 		return "a unit with an incompressible page did not say -ENOSPC";
+	/* what the header says then: block 0's length, "did not fit", nothing */
+	clen = get_unaligned_le16(cmp);
+	if (!clen || clen > PAGE_SIZE - 4 * sizeof(__le16) ||
+	    get_unaligned_le16(cmp + 2) != ZBATCH_LZ4U_NOFIT ||
+	    get_unaligned_le16(cmp + 4) || get_unaligned_le16(cmp + 6))
+		return "a unit that did not fit left a wrong header";
+	zbatch_req_init(&req, ZBATCH_OP_DECOMPRESS, cmp + 4 * sizeof(__le16), clen, dec,
+			PAGE_SIZE);
+	if (zbatch_run_inline(ctx, &req, ZBATCH_CODEC_LZ4, 0) || req.produced != PAGE_SIZE ||
+	    memcmp(dec, src, PAGE_SIZE))
+		return "a unit's block 0 is not plain lz4 of its first page";
+	/* a block cut short by the caller's room is not "did not fit a page" */
+	memset(cmp, ST_POISON, 3 * PAGE_SIZE);
+	zbatch_req_init(&req, ZBATCH_OP_COMPRESS, src, 4 * PAGE_SIZE, cmp, 64);
+	if (zbatch_run_inline(ctx, &req, ZBATCH_CODEC_LZ4U, 0) != -ENOSPC)
+		return "a unit in 64 bytes did not say -ENOSPC";
+	for (k = 0; k < 4; k++)
+		if (get_unaligned_le16(cmp + k * sizeof(__le16)))
+			return "a unit cut short by its room left a length in its header";
 	zbatch_req_init(&req, ZBATCH_OP_COMPRESS, src, PAGE_SIZE, cmp, PAGE_SIZE);
 	if (zbatch_run_inline(ctx, &req, ZBATCH_CODEC_LZ4U, 0))
 		return "a page of text did not compress";

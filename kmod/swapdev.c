@@ -358,6 +358,7 @@ struct zb_put {
 	unsigned int pages;
 	unsigned int len;
 	const void *data;
+	bool fallback;		/* the first page of a unit stored page by page */
 };
 
 /*
@@ -406,10 +407,14 @@ void zb_comp_error(struct zb_swapdev *z, int err)
 /*
  * Page @p of unit @it, whose lz4 unit compression @req did not fit
  * (-ENOSPC), when that attempt already says what to store for it
- * (lz4u_compress(): its header): raw, when its block did not fit a page
- * or took a huge object's size (alone it would be stored raw, or within
- * a few bytes of it); page 0's block as it is, being plain lz4 of that
- * page, when it is smaller (unless verify_compress: nothing verified it).
+ * (lz4u_compress(): its header, zeroed by io_fill() before the batch ran,
+ * so that an -ENOSPC the codec did not give reads as "nothing known"):
+ * raw, when its block did not fit a page or took a huge object's size (a
+ * heuristic: with the unit's earlier pages as dictionary lz4 may code a
+ * page a little longer than alone, which then goes raw where alone it
+ * would have been just under the huge size); page 0's block as it is,
+ * being plain lz4 of that page, when it is smaller (unless the batch ran
+ * with verify_compress: nothing verified it).
  * Return: false (compress the page alone) or true, *@pt what to store.
  */
 static bool unit_page_known(struct zb_swapdev *z, const struct zb_io *io,
@@ -429,7 +434,7 @@ static bool unit_page_known(struct zb_swapdev *z, const struct zb_io *io,
 	}
 	if (p || !len || io->batch.job.verify)
 		return false;
-	*pt = (struct zb_put){ it->index, 1, len, hdr + it->pages };
+	*pt = (struct zb_put){ it->index, 1, len, hdr + it->pages, true };
 	return true;
 }
 
@@ -442,8 +447,11 @@ static bool unit_page_known(struct zb_swapdev *z, const struct zb_io *io,
  * where it does not compress, same-filled ones stored now, and those the
  * unit's attempt already decided stored as it did (unit_page_known();
  * fallback_pages_kept): a unit of one incompressible page and three of
- * text keeps what the text saves, and pays to compress each page about
- * once, as zram does.
+ * text keeps what the text saves, and only the pages its attempt left
+ * open are compressed a second time. Page 0's put says it starts such a
+ * unit (zb_put.fallback): a write retried from it after a stall tries
+ * the unit again (units_pay()), which fails as before and gives the
+ * same lengths, where page 0 alone could give another.
  * Return: how many, in @puts.
  */
 static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_put *puts)
@@ -475,6 +483,7 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 			zb_stat_add(z, ZBS_UNIT_FALLBACKS, 1);
 		for (p = 0; p < it->pages; p++) {
 			const u8 *src = it->src + p * PAGE_SIZE;
+			bool first = req->status == -ENOSPC && !p;
 
 			if (req->status == -ENOSPC && it->pages > 1) {
 				if (zb_page_same_filled(src, &word)) {
@@ -483,13 +492,13 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 				}
 				if (unit_page_known(z, io, it, req, p, &puts[n])) {
 					zb_stat_add(z, ZBS_FALLBACK_KEPT, 1);
-					n++;
+					puts[n++].fallback = first;
 					continue;
 				}
 				dst[k] = (u8 *)req->dst + p * PAGE_SIZE;
 				slot[k++] = n;
 			}
-			puts[n++] = (struct zb_put){ it->index + p, 1, PAGE_SIZE, src };
+			puts[n++] = (struct zb_put){ it->index + p, 1, PAGE_SIZE, src, first };
 		}
 	}
 	if (!k)
@@ -512,8 +521,11 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 		struct zbatch_req *req = &io->req[i];
 		struct zb_put *pt = &puts[slot[i]];
 
+		bool first = pt->fallback;
+
 		zb_comp_fault(req);
 		*pt = page_put(z, pt->index, pt->data, req->status, req->produced, dst[i]);
+		pt->fallback = first;
 		zb_comp_error(z, req->status);
 	}
 	return n;
@@ -582,7 +594,8 @@ static bool units_pay_now(const struct zb_swapdev *z)
  * units_pay_now(), or the unit @io explores (1 in ZB_ADAPT_EXPLORE of the
  * units a stream declines: its own counter, under its lock). A write that
  * stalled and is retried keeps what it chose the first time: the
- * reserves (@rvs) of a unit-sized region say a unit or a page at @index.
+ * reserves (@rvs) of a unit-sized region say a unit or a page at @index,
+ * a unit too where that page starts a unit that fell back to pages.
  */
 static bool units_pay(struct zb_swapdev *z, struct zb_io *io, unsigned long index,
 		      const struct zb_reserve *rvs, unsigned int nr_rv)
@@ -591,7 +604,7 @@ static bool units_pay(struct zb_swapdev *z, struct zb_io *io, unsigned long inde
 
 	for (i = 0; i < nr_rv; i++)
 		if (rvs[i].clen && rvs[i].index == index)
-			return rvs[i].pages > 1;
+			return rvs[i].pages > 1 || rvs[i].fallback;
 	if (units_pay_now(z) || !(++io->explore % ZB_ADAPT_EXPLORE))
 		return true;
 	zb_stat_add(z, ZBS_UNITS_DECLINED, 1);
@@ -646,6 +659,9 @@ static unsigned int io_fill(struct zb_swapdev *z, struct zb_io *io, unsigned lon
 		} else {
 			/* a unit must save a page, or it is not worth it */
 			cap = np == 1 ? PAGE_SIZE : (np - 1) * PAGE_SIZE;
+			/* nothing known until the codec says (unit_page_known()) */
+			if (np > 1 && io->codec == ZBATCH_CODEC_LZ4U)
+				memset(io->out + io->used, 0, np * sizeof(__le16));
 			it = io_add(io, ZBATCH_OP_COMPRESS, src, np * PAGE_SIZE,
 				    io->out + io->used, cap);
 			it->index = index;
@@ -691,6 +707,7 @@ static int write_reserve(struct zb_swapdev *z, struct zb_reserve **rvs,
 		ret = zb_reserve(z, &(*rvs)[i], puts[i].index, puts[i].pages, puts[i].len);
 		if (ret)
 			return i ? 0 : ret;
+		(*rvs)[i].fallback = puts[i].fallback;
 		(*nr_rv)++;
 	}
 	return 0;

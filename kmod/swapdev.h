@@ -312,6 +312,7 @@ struct zb_reserve {
 	unsigned long index;
 	unsigned int pages;
 	unsigned int clen;		/* 0: nothing reserved */
+	bool fallback;			/* a page that starts a unit stored page by page */
 	unsigned long handle[ZB_UNIT_MAX_PAGES];
 	struct zb_unit *unit;
 };

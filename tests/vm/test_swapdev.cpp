@@ -1031,18 +1031,25 @@ TEST_P(SwapdevFault, SwapWorkloadLosesNothing)
 	// the submitter's own share is where it uses its context
 	// "alloc random": units that save no page, stored page by page in a
 	// second batch, under the same allocation faults (the write's retry
-	// must meet the same lengths)
-	bool random = f == "alloc random";
-	bool alloc = f == "nomem" || f == "alloc" || random;
+	// must meet the same lengths); "alloc real": real data, some of whose
+	// units fall back with pages their attempt already decided (kept:
+	// raw, or the first page as lz4 coded it), retried after stalls too.
+	// "status 0x0a 0x19 4": 1 descriptor in 4 says its output overflowed
+	// without running: units fall back with nothing known of their pages
+	bool random = f == "alloc random", real = f == "alloc real";
+	bool alloc = f == "nomem" || f == "alloc" || random || real;
 	ASSERT_EQ(sysfs_write(kDbg + "/handoff", alloc ? "auto" : "always"), 0);
 	if (f == "nomem")
 		ASSERT_EQ(sysfs_write(kDbg + "/fault_nomem", "3"), 0);
-	else if (f == "alloc" || random)
+	else if (f == "alloc" || random || real)
 		ASSERT_EQ(sysfs_write(kDbg + "/fault_swap_alloc", "3"), 0);
 	else
 		ASSERT_EQ(sysfs_write(kDbg + "/dev0/wq0/fault", f), 0);
-	auto r = zbatch::run_workload(
-		pageout(24, random ? zbatch::Pattern::Random : zbatch::Pattern::Mixed, "64kB"));
+	auto r = zbatch::run_workload(pageout(24,
+					      random ? zbatch::Pattern::Random :
+					      real   ? zbatch::Pattern::Real :
+						       zbatch::Pattern::Mixed,
+					      "64kB"));
 	sysfs_write(kDbg + "/dev0/wq0/fault", "none");
 	sysfs_write(kDbg + "/fault_nomem", "0");
 	sysfs_write(kDbg + "/fault_swap_alloc", "0");
@@ -1060,11 +1067,16 @@ TEST_P(SwapdevFault, SwapWorkloadLosesNothing)
 	} else if (f == "nomem") {
 		EXPECT_EQ(us(i, "comp_errors") + us(i, "decomp_redone"), 0)
 			<< "the device used a context from the shared pool";
-	} else if (f == "alloc" || random) {
+	} else if (f == "alloc" || random || real) {
 		EXPECT_GT(us(i, "write_stalls"), 0) << "no store took the slow path";
-		if (random) {
+		if (random || real) {
 			EXPECT_GT(us(i, "unit_fallbacks"), 0) << "no unit was stored page by page";
 		}
+		if (real) {
+			EXPECT_GT(us(i, "fallback_pages_kept"), 0) << "no page kept";
+		}
+	} else if (f == "status 0x0a 0x19 4") {
+		EXPECT_GT(us(i, "unit_fallbacks"), 0) << "no injected overflow met a unit";
 	} else {
 		EXPECT_GT(s1["device_errors"] - s0["device_errors"], 0) << f;
 	}
@@ -1072,7 +1084,8 @@ TEST_P(SwapdevFault, SwapWorkloadLosesNothing)
 
 INSTANTIATE_TEST_SUITE_P(Faults, SwapdevFault,
 			 ::testing::Values("status 0x04 0 4", "status 0x20 0 4", "status 0x0a 0x05 4",
-					   "corrupt 4", "full", "nomem", "alloc", "alloc random"),
+					   "status 0x0a 0x19 4", "corrupt 4", "full", "nomem", "alloc",
+					   "alloc random", "alloc real"),
 			 [](const auto &info) {
 				 std::string n;
 				 for (char c : info.param)
