@@ -155,9 +155,10 @@ static int lz4_decompress(void *wrk, const void *src, unsigned int slen,
  * what its blocks found, for a caller that stores the pages one by one
  * (the swap device's unit fallback) and need not compress again what is
  * known: the length of each block compressed (block 0, compressed with
- * no dictionary, is plain lz4 of page 0, after the header's 2 bytes a page), ZBATCH_LZ4U_NOFIT
- * for the page whose block did not fit a page (with the unit's earlier
- * pages as dictionary; alone it would most likely not shrink either), 0
+ * no dictionary, is plain lz4 of page 0, right after the header), ZBATCH_LZ4U_NOFIT
+ * for the page whose block did not fit its page (block 0: a page less
+ * the header; with the unit's earlier pages as dictionary: alone it would
+ * most likely not shrink either), 0
  * for the blocks not tried or cut short by the caller's room.
  */
 static int lz4u_compress(void *wrk, int level, const void *src,

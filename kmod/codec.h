@@ -39,8 +39,8 @@ struct zbatch_codec_ops {
 	 * On an error @dst holds nothing a caller may use, but for LZ4U's
 	 * -ENOSPC: its header says what the unit's blocks found, for the
 	 * swap device's page-by-page store of that unit (lz4u_compress(),
-	 * unit_page_known()), which zeroes the header first, since an
-	 * -ENOSPC may also come from an executor that never ran the codec.
+	 * unit_page_known()), whose io_fill() zeroes the header first, since
+	 * an -ENOSPC may also come from an executor that never ran the codec.
 	 */
 	/* @level: 0 for the codec's default, else zbatch_codec_level_check()'s */
 	int (*compress)(void *wrk, int level, const void *src,

@@ -898,7 +898,9 @@ static void test_levels(struct st_bufs *b)
  * text and mixed data round-trip whole and block by block as the store
  * cuts them; a header that does not add up is refused; a unit with an
  * incompressible page does not fit (-ENOSPC: the device stores its pages
- * one by one); a page alone is plain lz4.
+ * one by one) and its header then says what its blocks found (block 0's
+ * length, plain lz4 of page 0; "did not fit"; nothing), one cut short by
+ * its room says nothing; a page alone is plain lz4.
  */
 static const char *lz4u_check(struct zbatch_ctx *ctx, u8 *src, u8 *cmp, u8 *dec)
 {

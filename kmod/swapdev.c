@@ -358,7 +358,7 @@ struct zb_put {
 	unsigned int pages;
 	unsigned int len;
 	const void *data;
-	bool fallback;		/* the first page of a unit stored page by page */
+	bool fallback;		/* page 0 of a unit stored page by page, as its block 0 */
 };
 
 /*
@@ -424,8 +424,7 @@ static bool unit_page_known(struct zb_swapdev *z, const struct zb_io *io,
 	const __le16 *hdr = req->dst;
 	unsigned int len;
 
-	/* a room too small for the header leaves it unwritten */
-	if (io->codec != ZBATCH_CODEC_LZ4U || req->dlen <= it->pages * sizeof(*hdr))
+	if (io->codec != ZBATCH_CODEC_LZ4U)
 		return false;
 	len = le16_to_cpu(hdr[p]);
 	if (len == ZBATCH_LZ4U_NOFIT || (len && len >= zs_huge_class_size(z->pool))) {
@@ -448,10 +447,11 @@ static bool unit_page_known(struct zb_swapdev *z, const struct zb_io *io,
  * unit's attempt already decided stored as it did (unit_page_known();
  * fallback_pages_kept): a unit of one incompressible page and three of
  * text keeps what the text saves, and only the pages its attempt left
- * open are compressed a second time. Page 0's put says it starts such a
- * unit (zb_put.fallback): a write retried from it after a stall tries
- * the unit again (units_pay()), which fails as before and gives the
- * same lengths, where page 0 alone could give another.
+ * open are compressed a second time. A page 0 stored as its block 0 says
+ * so (zb_put.fallback): a write retried from it after a stall tries the
+ * unit again (units_pay()), which, the codec being lz4 in software and
+ * the same pages, fails as before and gives that page the same length,
+ * where lz4 of the page alone could give another and miss its reserve.
  * Return: how many, in @puts.
  */
 static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_put *puts)
@@ -483,7 +483,6 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 			zb_stat_add(z, ZBS_UNIT_FALLBACKS, 1);
 		for (p = 0; p < it->pages; p++) {
 			const u8 *src = it->src + p * PAGE_SIZE;
-			bool first = req->status == -ENOSPC && !p;
 
 			if (req->status == -ENOSPC && it->pages > 1) {
 				if (zb_page_same_filled(src, &word)) {
@@ -492,13 +491,13 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 				}
 				if (unit_page_known(z, io, it, req, p, &puts[n])) {
 					zb_stat_add(z, ZBS_FALLBACK_KEPT, 1);
-					puts[n++].fallback = first;
+					n++;
 					continue;
 				}
 				dst[k] = (u8 *)req->dst + p * PAGE_SIZE;
 				slot[k++] = n;
 			}
-			puts[n++] = (struct zb_put){ it->index + p, 1, PAGE_SIZE, src, first };
+			puts[n++] = (struct zb_put){ it->index + p, 1, PAGE_SIZE, src };
 		}
 	}
 	if (!k)
@@ -521,14 +520,20 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 		struct zbatch_req *req = &io->req[i];
 		struct zb_put *pt = &puts[slot[i]];
 
-		bool first = pt->fallback;
-
 		zb_comp_fault(req);
 		*pt = page_put(z, pt->index, pt->data, req->status, req->produced, dst[i]);
-		pt->fallback = first;
 		zb_comp_error(z, req->status);
 	}
 	return n;
+}
+
+/* Whether a reserve of @rvs was made for a store at slot @index. */
+static bool reserved_at(const struct zb_reserve *rvs, unsigned int nr, unsigned long index)
+{
+	while (nr--)
+		if (rvs[nr].clen && rvs[nr].index == index)
+			return true;
+	return false;
 }
 
 /*
@@ -551,6 +556,9 @@ static int io_store(struct zb_swapdev *z, struct zb_io *io, struct zb_put *puts,
 		struct zb_put *pt = &puts[i];
 		struct zb_reserve *rv = zb_reserve_find(rvs, nr_rv, pt->index, pt->pages,
 							pt->len);
+
+		if (!rv && reserved_at(rvs, nr_rv, pt->index))
+			zb_stat_add(z, ZBS_RESERVE_MISSES, 1);
 
 		ret = pt->pages == 1 ? zb_store_page(z, pt->index, pt->data, pt->len, rv) :
 		      zb_store_unit(z, pt->index, pt->pages, pt->data, pt->len, rv);
@@ -1829,7 +1837,8 @@ static ssize_t unit_stat_show(struct device *d, struct device_attribute *a, char
 			  "write_stalls %llu\nstream_waits %llu\ndirect_reads %llu\n"
 			  "direct_bios %llu\nunit_reads_whole %llu\nunit_reads_part %llu\n"
 			  "units_declined %llu\nwriteback_failed %llu\nbd_read_failed %llu\n"
-			  "secondary_reads %llu\ncopy_ns_per_4k %llu\nfallback_pages_kept %llu\n",
+			  "secondary_reads %llu\ncopy_ns_per_4k %llu\nfallback_pages_kept %llu\n"
+			  "reserve_misses %llu\n",
 			  st(z, ZBS_UNITS), st(z, ZBS_UNIT_FALLBACKS), st(z, ZBS_PARTIAL_READS),
 			  st(z, ZBS_PARTIAL_READ_BYTES), st(z, ZBS_PARTIAL_WRITES),
 			  st(z, ZBS_LIMIT_REFUSED), st(z, ZBS_MISS_FREE),
@@ -1839,7 +1848,8 @@ static ssize_t unit_stat_show(struct device *d, struct device_attribute *a, char
 			  st(z, ZBS_UNIT_READS_WHOLE), st(z, ZBS_UNIT_READS_PART),
 			  st(z, ZBS_UNITS_DECLINED), st(z, ZBS_BD_WRITE_FAILED),
 			  st(z, ZBS_BD_READ_FAILED), st(z, ZBS_SECONDARY_READS),
-			  zbatch_cost_of(&z->copy_ns_kib, PAGE_SIZE), st(z, ZBS_FALLBACK_KEPT));
+			  zbatch_cost_of(&z->copy_ns_kib, PAGE_SIZE), st(z, ZBS_FALLBACK_KEPT),
+			  st(z, ZBS_RESERVE_MISSES));
 }
 
 /* Requests per batch of device I/O: "size writes reads", sizes with any. */

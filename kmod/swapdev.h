@@ -107,6 +107,7 @@ enum zb_dev_stat {
 	ZBS_RECOMP_CPU_NS,	/* CPU time recompression took, ever */
 	ZBS_SECONDARY_READS,	/* objects decompressed with the secondary codec */
 	ZBS_FALLBACK_KEPT,	/* pages of unit_fallbacks stored as the unit's attempt said */
+	ZBS_RESERVE_MISSES,	/* retried stores whose reserve did not fit them */
 	ZBS_NR,
 };
 
@@ -312,7 +313,7 @@ struct zb_reserve {
 	unsigned long index;
 	unsigned int pages;
 	unsigned int clen;		/* 0: nothing reserved */
-	bool fallback;			/* a page that starts a unit stored page by page */
+	bool fallback;			/* zb_put.fallback's: try the unit again */
 	unsigned long handle[ZB_UNIT_MAX_PAGES];
 	struct zb_unit *unit;
 };

@@ -272,6 +272,29 @@ TEST(SwapdevIo, MmStatHasZramsFields)
 	std::free(mem);
 }
 
+namespace {
+
+// The @want.size() bytes written at offset 0 read back: as one bvec into
+// @buf (a huge page's memory, room for twice that), and page by page into
+// that memory's pages in reverse order (scattered: a partial read each).
+void expect_reads_back(int fd, uint8_t *buf, const std::vector<uint8_t> &want)
+{
+	const size_t n = want.size() / kPage;
+
+	std::memset(buf, 0xee, n * kPage);
+	ASSERT_EQ(::pread(fd, buf, n * kPage, 0), ssize_t(n * kPage));
+	EXPECT_EQ(std::memcmp(buf, want.data(), n * kPage), 0) << "read as one bvec";
+	std::vector<uint8_t *> pages;
+	for (size_t i = 0; i < n; i++)
+		pages.push_back(buf + (2 * n - 1 - i) * kPage);
+	ASSERT_EQ(preadv_pages(fd, pages, 0), ssize_t(n * kPage));
+	for (size_t i = 0; i < n; i++)
+		EXPECT_EQ(std::memcmp(pages[i], want.data() + i * kPage, kPage), 0)
+			<< "page " << i << ", read page by page";
+}
+
+} // namespace
+
 // A unit that does not save a page (all but one of its pages random) is
 // stored page by page, each compressed alone: the text page keeps what it
 // saves, and each page reads back as written, whole or scattered. Units
@@ -298,28 +321,24 @@ TEST(SwapdevIo, UnitThatSavesNoPageIsStoredPageByPageCompressed)
 		EXPECT_LT(mm[1], (n - 1) * kPage + kPage / 2)
 			<< "compr_data_size: the text page must be stored compressed";
 
-		std::memset(b.p, 0xee, n * kPage);
-		ASSERT_EQ(::pread(d.fd, b.p, n * kPage, 0), ssize_t(n * kPage));
-		EXPECT_EQ(std::memcmp(b.p, want.data(), n * kPage), 0) << "read as one bvec";
-		std::vector<uint8_t *> pages;
-		for (size_t i = 0; i < n; i++)
-			pages.push_back(b.p + (2 * n - 1 - i) * kPage);
-		ASSERT_EQ(preadv_pages(d.fd, pages, 0), ssize_t(n * kPage));
-		for (size_t i = 0; i < n; i++)
-			EXPECT_EQ(std::memcmp(pages[i], want.data() + i * kPage, kPage), 0)
-				<< "page " << i << ", read page by page";
+		expect_reads_back(d.fd, b.p, want);
 	}
 }
 
 namespace {
 
-// verify_compress set for a scope, put back to off after it.
+// verify_compress set for a scope, put back as it was after it.
 struct VerifyCompress {
+	std::string old = sysfs_read(kSys + "/verify_compress");
+
 	explicit VerifyCompress(bool on)
 	{
 		EXPECT_EQ(sysfs_write(kSys + "/verify_compress", on ? "1" : "0"), 0);
 	}
-	~VerifyCompress() { sysfs_write(kSys + "/verify_compress", "0"); }
+	~VerifyCompress()
+	{
+		sysfs_write(kSys + "/verify_compress", old.rfind("1", 0) == 0 ? "1" : "0");
+	}
 };
 
 // This device's write batches by size (batch_stat): size -> batches.
@@ -380,16 +399,7 @@ TEST(SwapdevIo, UnitFallbackKeepsWhatItsAttemptFound)
 			EXPECT_LT(mm[1], kPage + (n - 1) * kPage / 2)
 				<< "compr_data_size: the text pages stored compressed";
 
-			std::memset(b.p, 0xee, n * kPage);
-			ASSERT_EQ(::pread(d.fd, b.p, n * kPage, 0), ssize_t(n * kPage));
-			EXPECT_EQ(std::memcmp(b.p, want.data(), n * kPage), 0) << "read as one bvec";
-			std::vector<uint8_t *> pages;
-			for (size_t i = 0; i < n; i++)
-				pages.push_back(b.p + (2 * n - 1 - i) * kPage);
-			ASSERT_EQ(preadv_pages(d.fd, pages, 0), ssize_t(n * kPage));
-			for (size_t i = 0; i < n; i++)
-				EXPECT_EQ(std::memcmp(pages[i], want.data() + i * kPage, kPage), 0)
-					<< "page " << i << ", read page by page";
+			expect_reads_back(d.fd, b.p, want);
 			std::memset(b.p, 0xee, kPage);
 			ASSERT_EQ(::pread(d.fd, b.p, kPage, 0), ssize_t(kPage));
 			EXPECT_EQ(std::memcmp(b.p, want.data(), kPage), 0) << "the first page alone";
