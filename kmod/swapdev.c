@@ -527,15 +527,6 @@ static unsigned int io_puts(struct zb_swapdev *z, struct zb_io *io, struct zb_pu
 	return n;
 }
 
-/* Whether a reserve of @rvs was made for a store at slot @index. */
-static bool reserved_at(const struct zb_reserve *rvs, unsigned int nr, unsigned long index)
-{
-	while (nr--)
-		if (rvs[nr].clen && rvs[nr].index == index)
-			return true;
-	return false;
-}
-
 /*
  * Run @io's batch and store what it gives, in index order, from the
  * reserves @rvs (@nr_rv) where one was made for a store. Return: 0;
@@ -557,7 +548,7 @@ static int io_store(struct zb_swapdev *z, struct zb_io *io, struct zb_put *puts,
 		struct zb_reserve *rv = zb_reserve_find(rvs, nr_rv, pt->index, pt->pages,
 							pt->len);
 
-		if (!rv && reserved_at(rvs, nr_rv, pt->index))
+		if (!rv && zb_reserve_at(rvs, nr_rv, pt->index))
 			zb_stat_add(z, ZBS_RESERVE_MISSES, 1);
 
 		ret = pt->pages == 1 ? zb_store_page(z, pt->index, pt->data, pt->len, rv) :
@@ -608,11 +599,10 @@ static bool units_pay_now(const struct zb_swapdev *z)
 static bool units_pay(struct zb_swapdev *z, struct zb_io *io, unsigned long index,
 		      const struct zb_reserve *rvs, unsigned int nr_rv)
 {
-	unsigned int i;
+	const struct zb_reserve *rv = zb_reserve_at(rvs, nr_rv, index);
 
-	for (i = 0; i < nr_rv; i++)
-		if (rvs[i].clen && rvs[i].index == index)
-			return rvs[i].pages > 1 || rvs[i].fallback;
+	if (rv)
+		return rv->pages > 1 || rv->fallback;
 	if (units_pay_now(z) || !(++io->explore % ZB_ADAPT_EXPLORE))
 		return true;
 	zb_stat_add(z, ZBS_UNITS_DECLINED, 1);

@@ -366,6 +366,9 @@ int zb_store_unit(struct zb_swapdev *z, unsigned long index, unsigned int nr_pag
 		  const void *data, unsigned int clen, struct zb_reserve *rv);
 int zb_reserve(struct zb_swapdev *z, struct zb_reserve *rv, unsigned long index,
 	       unsigned int pages, unsigned int clen);
+/* The reserve of @rvs made for a store at slot @index, NULL if none. */
+const struct zb_reserve *zb_reserve_at(const struct zb_reserve *rvs, unsigned int nr,
+				       unsigned long index);
 struct zb_reserve *zb_reserve_find(struct zb_reserve *rvs, unsigned int nr,
 				   unsigned long index, unsigned int pages,
 				   unsigned int clen);

@@ -579,20 +579,26 @@ void zb_reserve_drop(struct zb_swapdev *z, struct zb_reserve *rv)
  * the same length with the same codec and executor; another length
  * finds none and allocates anew).
  */
+const struct zb_reserve *zb_reserve_at(const struct zb_reserve *rvs, unsigned int nr,
+				       unsigned long index)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (rvs[i].clen && rvs[i].index == index)
+			return &rvs[i];
+	return NULL;
+}
+
 struct zb_reserve *zb_reserve_find(struct zb_reserve *rvs, unsigned int nr,
 				   unsigned long index, unsigned int pages,
 				   unsigned int clen)
 {
-	unsigned int i;
+	const struct zb_reserve *rv = zb_reserve_at(rvs, nr, index);
 
-	for (i = 0; i < nr; i++) {
-		struct zb_reserve *rv = &rvs[i];
-
-		if (rv->clen && rv->index == index && rv->pages == pages &&
-		    clen <= rv->clen &&
-		    DIV_ROUND_UP(clen, PAGE_SIZE) == DIV_ROUND_UP(rv->clen, PAGE_SIZE))
-			return rv;
-	}
+	if (rv && rv->pages == pages && clen <= rv->clen &&
+	    DIV_ROUND_UP(clen, PAGE_SIZE) == DIV_ROUND_UP(rv->clen, PAGE_SIZE))
+		return rvs + (rv - rvs);
 	return NULL;
 }
 
