@@ -295,7 +295,7 @@ void expect_reads_back(int fd, uint8_t *buf, const std::vector<uint8_t> &want)
 
 } // namespace
 
-// A unit that does not save a page (all but one of its pages random) is
+// A unit that does not save half a page (all but one of its pages random) is
 // stored page by page, each compressed alone: the text page keeps what it
 // saves, and each page reads back as written, whole or scattered. Units
 // used to fall back to every page raw.
@@ -428,4 +428,52 @@ TEST(SwapdevIo, SameFilledPageOfAUnitThatSavesNoPageTakesNoMemory)
 	std::memset(b.p, 0xee, 4 * kPage);
 	ASSERT_EQ(::pread(d.fd, b.p, 4 * kPage, 0), ssize_t(4 * kPage));
 	EXPECT_EQ(std::memcmp(b.p, want.data(), 4 * kPage), 0);
+}
+
+namespace {
+
+// A 16k unit whose pages each keep @random random bytes and end in zeros.
+std::vector<uint8_t> barely_compressible(size_t random, uint64_t seed)
+{
+	auto v = zbatch::generate(zbatch::Pattern::Random, 4 * kPage, seed);
+	for (size_t i = 0; i < 4; i++)
+		std::memset(v.data() + i * kPage + random, 0, kPage - random);
+	return v;
+}
+
+} // namespace
+
+// A unit is kept when it saves half a page (ZB_UNIT_SAVES), not a whole
+// one: four pages that compress to about 3.05 pages (3100 random bytes
+// each) are one unit, not a fallback that compresses them again; at about
+// 3.5 pages (3600 random bytes each) they are stored page by page. Both
+// codecs; every page reads back.
+TEST(SwapdevIo, UnitThatSavesHalfAPageIsKept)
+{
+	for (const char *codec : {"lz4", "zstd"}) {
+		SCOPED_TRACE(codec);
+		Device d("16k", codec);
+		ThpMadvise thp;
+		HugeBuffer b;
+		ASSERT_TRUE(b.p && b.huge()) << "no THP: cannot build a multi-page bvec";
+		auto want = barely_compressible(3100, 51);
+		std::memcpy(b.p, want.data(), want.size());
+		ASSERT_EQ(::pwrite(d.fd, b.p, 4 * kPage, 0), ssize_t(4 * kPage));
+		EXPECT_EQ(d.unit_stat("units"), 1);
+		EXPECT_EQ(d.unit_stat("unit_fallbacks"), 0);
+		auto mm = d.mm_stat();
+		ASSERT_EQ(mm.size(), 9u);
+		EXPECT_GT(mm[1], 3 * kPage) << "compr_data_size: the unit must save less than a page";
+		EXPECT_LE(mm[1], 4 * kPage - kPage / 2);
+		expect_reads_back(d.fd, b.p, want);
+
+		want = barely_compressible(3600, 52);
+		std::memcpy(b.p, want.data(), want.size());
+		ASSERT_EQ(::pwrite(d.fd, b.p, 4 * kPage, 4 * kPage), ssize_t(4 * kPage));
+		EXPECT_EQ(d.unit_stat("units"), 1) << "the second unit saves under half a page";
+		EXPECT_EQ(d.unit_stat("unit_fallbacks"), 1);
+		std::memset(b.p, 0xee, 4 * kPage);
+		ASSERT_EQ(::pread(d.fd, b.p, 4 * kPage, 4 * kPage), ssize_t(4 * kPage));
+		EXPECT_EQ(std::memcmp(b.p, want.data(), 4 * kPage), 0);
+	}
 }
