@@ -57,8 +57,8 @@ static struct kobject *zb_kobj;
 #define ZB_WIN		(ZB_UNIT_MAX_PAGES * PAGE_SIZE)	/* data per write batch */
 /*
  * Compressed bytes a read gathers for one unit-sized region at most: the
- * unit's stream (a page less than the unit, or it is not stored as one)
- * and each other page of the region compressed alone (less than a page
+ * unit's stream (half a page less than the unit, or it is not stored as
+ * one: ZB_UNIT_SAVES) and each other page of the region compressed alone (less than a page
  * each): under 2 * ZB_WIN, so that an empty context takes any region.
  */
 #define ZB_OUT		(2 * ZB_WIN)
@@ -545,11 +545,13 @@ static int io_store(struct zb_swapdev *z, struct zb_io *io, struct zb_put *puts,
 	*nr = io_puts(z, io, puts);
 	for (i = 0; i < *nr && !ret; i++) {
 		struct zb_put *pt = &puts[i];
-		struct zb_reserve *rv = zb_reserve_find(rvs, nr_rv, pt->index, pt->pages,
-							pt->len);
+		int at = zb_reserve_at(rvs, nr_rv, pt->index);
+		struct zb_reserve *rv = at < 0 ? NULL : &rvs[at];
 
-		if (!rv && zb_reserve_at(rvs, nr_rv, pt->index))
+		if (rv && !zb_reserve_fits(rv, pt->pages, pt->len)) {
 			zb_stat_add(z, ZBS_RESERVE_MISSES, 1);
+			rv = NULL;
+		}
 
 		ret = pt->pages == 1 ? zb_store_page(z, pt->index, pt->data, pt->len, rv) :
 		      zb_store_unit(z, pt->index, pt->pages, pt->data, pt->len, rv);
@@ -599,10 +601,10 @@ static bool units_pay_now(const struct zb_swapdev *z)
 static bool units_pay(struct zb_swapdev *z, struct zb_io *io, unsigned long index,
 		      const struct zb_reserve *rvs, unsigned int nr_rv)
 {
-	const struct zb_reserve *rv = zb_reserve_at(rvs, nr_rv, index);
+	int at = zb_reserve_at(rvs, nr_rv, index);
 
-	if (rv)
-		return rv->pages > 1 || rv->fallback;
+	if (at >= 0)
+		return rvs[at].pages > 1 || rvs[at].fallback;
 	if (units_pay_now(z) || !(++io->explore % ZB_ADAPT_EXPLORE))
 		return true;
 	zb_stat_add(z, ZBS_UNITS_DECLINED, 1);

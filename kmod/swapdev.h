@@ -28,11 +28,10 @@
 /*
  * A unit is stored as a unit when its stream is at least this much shorter
  * than its pages; else page by page. Half a page, not a whole one: pages
- * that compress to 3-3.5 pages of 4 (7% of lz4's 16k units on the
- * real-data corpus) store in less as a unit than alone (2.6% less), and
- * storing them page by page compressed most of them a second time. In a
- * replay of the corpus (lz4, 16k units) fallbacks went from 13.6% to 6.4%
- * of units, page compressions from 3.7% over zram's to 0.2%.
+ * that compress to 3-3.5 pages of 4 as a unit store in less that way
+ * than alone (their blocks lean on the pages before them; alone most
+ * would be huge, raw), and storing them page by page compressed most of
+ * them a second time (design.md, "How an lz4 unit is kept").
  */
 #define ZB_UNIT_SAVES		(PAGE_SIZE / 2)
 
@@ -85,7 +84,7 @@ enum zb_dev_stat {
 	ZBS_HUGE_PAGES,		/* stored raw: did not compress */
 	ZBS_HUGE_PAGES_SINCE,	/* stored raw, ever */
 	ZBS_UNITS,		/* units stored now */
-	ZBS_UNIT_FALLBACKS,	/* units that saved no page: stored page by page */
+	ZBS_UNIT_FALLBACKS,	/* units under ZB_UNIT_SAVES: stored page by page */
 	ZBS_FAILED_READS,
 	ZBS_FAILED_WRITES,
 	ZBS_INVALID_IO,
@@ -366,7 +365,7 @@ void zb_slot_free(struct zb_swapdev *z, unsigned long index);
 void zb_store_same(struct zb_swapdev *z, unsigned long index, unsigned long word);
 /*
  * Store one page: @len compressed bytes, or raw when @len == PAGE_SIZE;
- * from @rv, the reserve made for it (zb_reserve_find()), if any. Return:
+ * from @rv, the reserve made for it (zb_reserve_fits()), if any. Return:
  * 0; -ENOSPC at mem_limit; -EAGAIN when memory is short (reserve it,
  * then store again).
  */
@@ -377,12 +376,15 @@ int zb_store_unit(struct zb_swapdev *z, unsigned long index, unsigned int nr_pag
 		  const void *data, unsigned int clen, struct zb_reserve *rv);
 int zb_reserve(struct zb_swapdev *z, struct zb_reserve *rv, unsigned long index,
 	       unsigned int pages, unsigned int clen);
-/* The reserve of @rvs made for a store at slot @index, NULL if none. */
-const struct zb_reserve *zb_reserve_at(const struct zb_reserve *rvs, unsigned int nr,
-				       unsigned long index);
-struct zb_reserve *zb_reserve_find(struct zb_reserve *rvs, unsigned int nr,
-				   unsigned long index, unsigned int pages,
-				   unsigned int clen);
+/* Which of @rvs[0..@nr) was made for a store at slot @index; -1: none. */
+int zb_reserve_at(const struct zb_reserve *rvs, unsigned int nr, unsigned long index);
+/*
+ * Whether the store of @pages pages in @clen bytes may take reserve @rv:
+ * the same pages, and room for @clen bytes in as many objects (the same
+ * pages compress to the same length with the same codec and executor;
+ * another length allocates anew).
+ */
+bool zb_reserve_fits(const struct zb_reserve *rv, unsigned int pages, unsigned int clen);
 void zb_reserve_drop(struct zb_swapdev *z, struct zb_reserve *rv);
 /*
  * Writeback's slot states (swapdev_store.c), under the slot's lock:

@@ -573,33 +573,21 @@ void zb_reserve_drop(struct zb_swapdev *z, struct zb_reserve *rv)
 	memset(rv, 0, sizeof(*rv));
 }
 
-/*
- * The reserve of @rvs made for this store, if any: the same pages, and
- * room for @clen bytes in as many objects (the same pages compress to
- * the same length with the same codec and executor; another length
- * finds none and allocates anew).
- */
-const struct zb_reserve *zb_reserve_at(const struct zb_reserve *rvs, unsigned int nr,
-				       unsigned long index)
+int zb_reserve_at(const struct zb_reserve *rvs, unsigned int nr, unsigned long index)
 {
 	unsigned int i;
 
+	/* one at most: write_reserve() makes one a store, each at its slot */
 	for (i = 0; i < nr; i++)
 		if (rvs[i].clen && rvs[i].index == index)
-			return &rvs[i];
-	return NULL;
+			return i;
+	return -1;
 }
 
-struct zb_reserve *zb_reserve_find(struct zb_reserve *rvs, unsigned int nr,
-				   unsigned long index, unsigned int pages,
-				   unsigned int clen)
+bool zb_reserve_fits(const struct zb_reserve *rv, unsigned int pages, unsigned int clen)
 {
-	const struct zb_reserve *rv = zb_reserve_at(rvs, nr, index);
-
-	if (rv && rv->pages == pages && clen <= rv->clen &&
-	    DIV_ROUND_UP(clen, PAGE_SIZE) == DIV_ROUND_UP(rv->clen, PAGE_SIZE))
-		return rvs + (rv - rvs);
-	return NULL;
+	return rv->pages == pages && clen <= rv->clen &&
+	       DIV_ROUND_UP(clen, PAGE_SIZE) == DIV_ROUND_UP(rv->clen, PAGE_SIZE);
 }
 
 int zb_store_page(struct zb_swapdev *z, unsigned long index, const void *data,
