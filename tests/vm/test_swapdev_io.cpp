@@ -131,6 +131,18 @@ std::vector<uint8_t> half_text(size_t pages, uint64_t seed)
 	return t;
 }
 
+// @data written from @b's memory at byte @off, as one multi-page bvec.
+::testing::AssertionResult write_bvec(const Device &d, HugeBuffer &b,
+				      const std::vector<uint8_t> &data, off_t off)
+{
+	std::memcpy(b.p, data.data(), data.size());
+	ssize_t r = ::pwrite(d.fd, b.p, data.size(), off);
+	if (r == ssize_t(data.size()))
+		return ::testing::AssertionSuccess();
+	return ::testing::AssertionFailure() << "pwrite of " << data.size() << " bytes at " << off
+					     << ": " << (r < 0 ? std::strerror(errno) : "short");
+}
+
 ssize_t preadv_pages(int fd, const std::vector<uint8_t *> &pages, off_t off)
 {
 	std::vector<iovec> iov;
@@ -154,14 +166,12 @@ TEST(SwapdevIo, UnitReadWholeAfterPagesDivergedReturnsEachPage)
 		ASSERT_TRUE(b.p && b.huge()) << "no THP: cannot build a multi-page bvec";
 		const size_t n = std::string(unit) == "16k" ? 4 : 16;
 		auto want = zbatch::generate(zbatch::Pattern::Text, n * kPage, 7);
-		std::memcpy(b.p, want.data(), want.size());
-		ASSERT_EQ(::pwrite(d.fd, b.p, n * kPage, 0), ssize_t(n * kPage));
+		ASSERT_TRUE(write_bvec(d, b, want, 0));
 		ASSERT_EQ(d.unit_stat("units"), 1);
 		int64_t pw = d.unit_stat("partial_writes");
 		// page 1 rewritten, page 2 same-filled, page n-1 discarded
 		auto other = zbatch::generate(zbatch::Pattern::Text, kPage, 99);
-		std::memcpy(b.p, other.data(), kPage);
-		ASSERT_EQ(::pwrite(d.fd, b.p, kPage, kPage), ssize_t(kPage));
+		ASSERT_TRUE(write_bvec(d, b, other, kPage));
 		std::memcpy(want.data() + kPage, other.data(), kPage);
 		std::memset(b.p, 0x5a, kPage);
 		ASSERT_EQ(::pwrite(d.fd, b.p, kPage, 2 * kPage), ssize_t(kPage));
@@ -198,8 +208,7 @@ TEST(SwapdevIo, PartialReadDecompressesTheUnitOnce)
 	HugeBuffer b;
 	ASSERT_TRUE(b.p && b.huge()) << "no THP: cannot build a multi-page bvec";
 	auto data = half_text(16, 3);
-	std::memcpy(b.p, data.data(), data.size());
-	ASSERT_EQ(::pwrite(d.fd, b.p, 16 * kPage, 0), ssize_t(16 * kPage));
+	ASSERT_TRUE(write_bvec(d, b, data, 0));
 	ASSERT_EQ(d.unit_stat("units"), 1) << "the data did not make a unit";
 	auto mm = d.mm_stat();
 	ASSERT_EQ(mm.size(), 9u);
@@ -311,8 +320,7 @@ TEST(SwapdevIo, UnitThatSavesNoPageIsStoredPageByPageCompressed)
 		auto want = zbatch::generate(zbatch::Pattern::Random, n * kPage, 21);
 		auto txt = zbatch::generate(zbatch::Pattern::Text, kPage, 22);
 		std::memcpy(want.data() + (n - 1) * kPage, txt.data(), kPage);
-		std::memcpy(b.p, want.data(), want.size());
-		ASSERT_EQ(::pwrite(d.fd, b.p, n * kPage, 0), ssize_t(n * kPage));
+		ASSERT_TRUE(write_bvec(d, b, want, 0));
 		EXPECT_EQ(d.unit_stat("units"), 0);
 		EXPECT_EQ(d.unit_stat("unit_fallbacks"), 1);
 		auto mm = d.mm_stat();
@@ -383,8 +391,7 @@ TEST(SwapdevIo, UnitFallbackKeepsWhatItsAttemptFound)
 			auto want = zbatch::generate(zbatch::Pattern::Text, n * kPage, 41);
 			auto rnd = zbatch::generate(zbatch::Pattern::Random, kPage, 42);
 			std::memcpy(want.data() + kPage, rnd.data(), kPage);
-			std::memcpy(b.p, want.data(), want.size());
-			ASSERT_EQ(::pwrite(d.fd, b.p, n * kPage, 0), ssize_t(n * kPage));
+			ASSERT_TRUE(write_bvec(d, b, want, 0));
 			const uint64_t kept = verify ? 1 : 2;
 			EXPECT_EQ(d.unit_stat("units"), 0);
 			EXPECT_EQ(d.unit_stat("unit_fallbacks"), 1);
@@ -417,8 +424,7 @@ TEST(SwapdevIo, SameFilledPageOfAUnitThatSavesNoPageTakesNoMemory)
 	ASSERT_TRUE(b.p && b.huge()) << "no THP: cannot build a multi-page bvec";
 	auto want = zbatch::generate(zbatch::Pattern::Random, 4 * kPage, 31);
 	std::memset(want.data() + 2 * kPage, 0x5a, kPage);
-	std::memcpy(b.p, want.data(), want.size());
-	ASSERT_EQ(::pwrite(d.fd, b.p, 4 * kPage, 0), ssize_t(4 * kPage));
+	ASSERT_TRUE(write_bvec(d, b, want, 0));
 	EXPECT_EQ(d.unit_stat("units"), 0);
 	EXPECT_EQ(d.unit_stat("unit_fallbacks"), 1);
 	auto mm = d.mm_stat();
@@ -458,8 +464,7 @@ TEST(SwapdevIo, UnitThatSavesHalfAPageIsKept)
 		HugeBuffer b;
 		ASSERT_TRUE(b.p && b.huge()) << "no THP: cannot build a multi-page bvec";
 		auto want = barely_compressible(3100, 51);
-		std::memcpy(b.p, want.data(), want.size());
-		ASSERT_EQ(::pwrite(d.fd, b.p, 4 * kPage, 0), ssize_t(4 * kPage));
+		ASSERT_TRUE(write_bvec(d, b, want, 0));
 		EXPECT_EQ(d.unit_stat("units"), 1);
 		EXPECT_EQ(d.unit_stat("unit_fallbacks"), 0);
 		auto mm = d.mm_stat();
@@ -470,8 +475,7 @@ TEST(SwapdevIo, UnitThatSavesHalfAPageIsKept)
 
 		// written over the unit
 		want = barely_compressible(3600, 52);
-		std::memcpy(b.p, want.data(), want.size());
-		ASSERT_EQ(::pwrite(d.fd, b.p, 4 * kPage, 0), ssize_t(4 * kPage));
+		ASSERT_TRUE(write_bvec(d, b, want, 0));
 		EXPECT_EQ(d.unit_stat("units"), 0) << "these pages save under half a page";
 		EXPECT_EQ(d.unit_stat("unit_fallbacks"), 1);
 		expect_reads_back(d.fd, b.p, want);
