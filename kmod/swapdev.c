@@ -57,9 +57,10 @@ static struct kobject *zb_kobj;
 #define ZB_WIN		(ZB_UNIT_MAX_PAGES * PAGE_SIZE)	/* data per write batch */
 /*
  * Compressed bytes a read gathers for one unit-sized region at most: the
- * unit's stream (half a page less than the unit, or it is not stored as
- * one: ZB_UNIT_SAVES) and each other page of the region compressed alone (less than a page
- * each): under 2 * ZB_WIN, so that an empty context takes any region.
+ * unit's stream (at least half a page less than the unit, or it is not
+ * stored as one: ZB_UNIT_SAVES) and each other page of the region
+ * compressed alone (less than a page each): under 2 * ZB_WIN, so that an
+ * empty context takes any region.
  */
 #define ZB_OUT		(2 * ZB_WIN)
 #define ZB_IO_REQS	16

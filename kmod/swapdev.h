@@ -84,7 +84,7 @@ enum zb_dev_stat {
 	ZBS_HUGE_PAGES,		/* stored raw: did not compress */
 	ZBS_HUGE_PAGES_SINCE,	/* stored raw, ever */
 	ZBS_UNITS,		/* units stored now */
-	ZBS_UNIT_FALLBACKS,	/* units under ZB_UNIT_SAVES: stored page by page */
+	ZBS_UNIT_FALLBACKS,	/* units that did not fit: stored page by page */
 	ZBS_FAILED_READS,
 	ZBS_FAILED_WRITES,
 	ZBS_INVALID_IO,
@@ -365,9 +365,9 @@ void zb_slot_free(struct zb_swapdev *z, unsigned long index);
 void zb_store_same(struct zb_swapdev *z, unsigned long index, unsigned long word);
 /*
  * Store one page: @len compressed bytes, or raw when @len == PAGE_SIZE;
- * from @rv, the reserve made for it (zb_reserve_fits()), if any. Return:
- * 0; -ENOSPC at mem_limit; -EAGAIN when memory is short (reserve it,
- * then store again).
+ * from @rv, the reserve made for it (zb_reserve_at(), zb_reserve_fits()),
+ * if any. Return: 0; -ENOSPC at mem_limit; -EAGAIN when memory is short
+ * (reserve it, then store again).
  */
 int zb_store_page(struct zb_swapdev *z, unsigned long index, const void *data,
 		  unsigned int len, struct zb_reserve *rv);

@@ -577,7 +577,7 @@ int zb_reserve_at(const struct zb_reserve *rvs, unsigned int nr, unsigned long i
 {
 	unsigned int i;
 
-	/* one at most: write_reserve() makes one a store, each at its slot */
+	/* one at most: write_reserve() makes one per store, each at its slot */
 	for (i = 0; i < nr; i++)
 		if (rvs[i].clen && rvs[i].index == index)
 			return i;

@@ -137,10 +137,11 @@ std::vector<uint8_t> half_text(size_t pages, uint64_t seed)
 {
 	std::memcpy(b.p, data.data(), data.size());
 	ssize_t r = ::pwrite(d.fd, b.p, data.size(), off);
+	int err = errno;
 	if (r == ssize_t(data.size()))
 		return ::testing::AssertionSuccess();
 	return ::testing::AssertionFailure() << "pwrite of " << data.size() << " bytes at " << off
-					     << ": " << (r < 0 ? std::strerror(errno) : "short");
+					     << ": " << (r < 0 ? std::strerror(err) : "short");
 }
 
 ssize_t preadv_pages(int fd, const std::vector<uint8_t *> &pages, off_t off)
@@ -415,7 +416,8 @@ TEST(SwapdevIo, UnitFallbackKeepsWhatItsAttemptFound)
 }
 
 // The same with a same-filled page among three random ones (a 16k unit
-// that lz4 cannot shrink by a page): the same-filled page takes no memory.
+// whose random pages' lz4 blocks do not fit a page): the same-filled page
+// takes no memory.
 TEST(SwapdevIo, SameFilledPageOfAUnitThatSavesNoPageTakesNoMemory)
 {
 	Device d("16k");
