@@ -57,8 +57,8 @@ static struct kobject *zb_kobj;
 #define ZB_WIN		(ZB_UNIT_MAX_PAGES * PAGE_SIZE)	/* data per write batch */
 /*
  * Compressed bytes a read gathers for one unit-sized region at most: the
- * unit's stream (at least half a page less than the unit, or it is not
- * stored as one: ZB_UNIT_SAVES) and each other page of the region
+ * unit's stream (half a page less than the unit at least, or it is not
+ * stored as one: ZB_UNIT_SAVES()) and each other page of the region
  * compressed alone (less than a page each): under 2 * ZB_WIN, so that an
  * empty context takes any region.
  */
@@ -440,7 +440,7 @@ static bool unit_page_known(struct zb_swapdev *z, const struct zb_io *io,
 
 /*
  * What @io's batch gives to store, in index order: a page compressed or
- * raw, a unit, or the pages of a unit that did not save half a page (-ENOSPC):
+ * raw, a unit, or the pages of a unit that did not fit (-ENOSPC):
  * those are compressed alone in a second batch on the same stream (the
  * same executors, engines or IAA, as the first, so a retry of the write
  * gets the same lengths), each into its share of the unit's output, raw
@@ -658,8 +658,8 @@ static unsigned int io_fill(struct zb_swapdev *z, struct zb_io *io, unsigned lon
 		if (np == 1 && zb_page_same_filled(src, &word)) {
 			zb_store_same(z, index, word);
 		} else {
-			/* a unit must save half a page, or it is not worth it */
-			cap = np == 1 ? PAGE_SIZE : np * PAGE_SIZE - ZB_UNIT_SAVES;
+			/* a unit must save enough, or it is not worth it */
+			cap = np == 1 ? PAGE_SIZE : np * PAGE_SIZE - ZB_UNIT_SAVES(io->codec);
 			/* nothing known until the codec says (unit_page_known()) */
 			if (np > 1 && io->codec == ZBATCH_CODEC_LZ4U)
 				memset(io->out + io->used, 0, np * sizeof(__le16));

@@ -26,14 +26,18 @@
 #define ZB_UNIT_MAX_PAGES	16	/* 64 KiB units */
 
 /*
- * A unit is stored as a unit when its stream is at least this much shorter
- * than its pages; else page by page. Half a page, not a whole one: pages
- * that compress to 3-3.5 pages of 4 as a unit store in less that way
- * than alone (their blocks lean on the pages before them; alone most
- * would be huge, raw), and storing them page by page compressed most of
- * them a second time (design.md, "How an lz4 unit is kept").
+ * A unit of @codec is stored as a unit when its stream is at least this
+ * much shorter than its pages; else page by page. An lz4 unit half a page,
+ * not a whole one: pages that compress to 3-3.5 pages of 4 as a unit
+ * store in less that way than alone (their blocks lean on the pages
+ * before them; alone most would be huge, raw), storing them page by page
+ * compressed most of them a second time, and the unit is read where
+ * zsmalloc keeps it. Other codecs a page: their units are read by a copy
+ * and a batch where such pages alone would be copied out raw (zstd's
+ * swap-in was slower with half a page: design.md, "How an lz4 unit is
+ * kept").
  */
-#define ZB_UNIT_SAVES		(PAGE_SIZE / 2)
+#define ZB_UNIT_SAVES(codec)	((codec) == ZBATCH_CODEC_LZ4U ? PAGE_SIZE / 2 : PAGE_SIZE)
 
 /*
  * What the device is built for, and refuses to build without rather than

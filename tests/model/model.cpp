@@ -358,7 +358,7 @@ std::vector<Kind> choose_kinds(Rng &rng, size_t n)
 		std::fill(v.begin(), v.end(), kinds[rng.pick(weights)]);
 	} else if (mode < 50) {
 		// all text: aligned units are then compressible, so the device
-		// stores them as units (it only does when that saves half a page)
+		// stores them as units (it only does when that saves enough)
 		std::fill(v.begin(), v.end(), Kind::text);
 	} else {
 		for (auto &k : v)

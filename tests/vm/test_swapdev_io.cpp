@@ -451,29 +451,35 @@ std::vector<uint8_t> barely_compressible(size_t random, uint64_t seed)
 
 } // namespace
 
-// A unit is kept when it saves half a page (ZB_UNIT_SAVES), not a whole
-// one: four pages that compress to about 3.05 pages (3100 random bytes
-// each) are one unit, not a fallback that compresses them again; pages
-// that compress to just over 3.5 (3600 random bytes each), written over
-// it, are stored page by page. Both codecs; every page reads back, whole
-// and page by page.
-TEST(SwapdevIo, UnitThatSavesHalfAPageIsKept)
+// An lz4 unit is kept when it saves half a page (ZB_UNIT_SAVES()), not a
+// whole one: four pages that compress to about 3.05 pages (3100 random
+// bytes each) are one unit, not a fallback that compresses them again;
+// pages that compress to just over 3.5 (3600 random bytes each), written
+// over it, are stored page by page. zstd's units still save a page: the
+// first pages are stored page by page. Every page reads back, whole and
+// page by page.
+TEST(SwapdevIo, Lz4UnitThatSavesHalfAPageIsKept)
 {
 	for (const char *codec : {"lz4", "zstd"}) {
 		SCOPED_TRACE(codec);
+		const bool lz4 = std::string(codec) == "lz4";
 		Device d("16k", codec);
 		ThpMadvise thp;
 		HugeBuffer b;
 		ASSERT_TRUE(b.p && b.huge()) << "no THP: cannot build a multi-page bvec";
 		auto want = barely_compressible(3100, 51);
 		ASSERT_TRUE(write_bvec(d, b, want, 0));
-		EXPECT_EQ(d.unit_stat("units"), 1);
-		EXPECT_EQ(d.unit_stat("unit_fallbacks"), 0);
-		auto mm = d.mm_stat();
-		ASSERT_EQ(mm.size(), 9u);
-		EXPECT_GT(mm[1], 3 * kPage) << "compr_data_size: the unit must save less than a page";
-		EXPECT_LE(mm[1], 4 * kPage - kPage / 2);
+		EXPECT_EQ(d.unit_stat("units"), lz4 ? 1 : 0);
+		EXPECT_EQ(d.unit_stat("unit_fallbacks"), lz4 ? 0 : 1);
+		if (lz4) {
+			auto mm = d.mm_stat();
+			ASSERT_EQ(mm.size(), 9u);
+			EXPECT_GT(mm[1], 3 * kPage) << "compr_data_size: the unit saves less than a page";
+			EXPECT_LE(mm[1], 4 * kPage - kPage / 2);
+		}
 		expect_reads_back(d.fd, b.p, want);
+		if (!lz4)
+			continue;
 
 		// written over the unit
 		want = barely_compressible(3600, 52);
