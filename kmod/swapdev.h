@@ -22,6 +22,8 @@
 #include <linux/workqueue.h>
 #include <linux/zbatch.h>
 
+#include "codec.h"
+
 #define ZB_SWAPDEV_MAX		32
 #define ZB_UNIT_MAX_PAGES	16	/* 64 KiB units */
 

@@ -305,7 +305,7 @@ void expect_reads_back(int fd, uint8_t *buf, const std::vector<uint8_t> &want)
 
 } // namespace
 
-// A unit that does not save half a page (all but one of its pages random) is
+// A unit that saves next to nothing (all but one of its pages random) is
 // stored page by page, each compressed alone: the text page keeps what it
 // saves, and each page reads back as written, whole or scattered. Units
 // used to fall back to every page raw.
