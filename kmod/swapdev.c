@@ -124,7 +124,7 @@ static void io_free(struct zb_io *io)
 /*
  * A stream's context decompresses with the secondary codec only (reads
  * of recompressed objects): its workspace for decompression alone (zstd:
- * about 160 KiB instead of 1 MiB a CPU); recompression's own (@own)
+ * about 100 KiB instead of 1 MiB a CPU); recompression's own (@own)
  * compresses with it too.
  */
 static struct zb_io *io_alloc(struct zb_swapdev *z, int node, bool own)
