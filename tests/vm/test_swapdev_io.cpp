@@ -307,9 +307,9 @@ void expect_reads_back(int fd, uint8_t *buf, const std::vector<uint8_t> &want)
 
 // A unit that does not fit (all but one of its pages random: with lz4 a
 // random page's block does not fit a page, and the unit would save
-// nothing) is stored page by page, each compressed alone: the text page keeps what it
-// saves, and each page reads back as written, whole or scattered. Units
-// used to fall back to every page raw.
+// nothing) is stored page by page, each compressed alone: the text page
+// keeps what it saves, and each page reads back as written, whole or
+// scattered. Units used to fall back to every page raw.
 TEST(SwapdevIo, UnitThatSavesNoPageIsStoredPageByPageCompressed)
 {
 	for (const char *unit : {"16k", "64k"}) {
